@@ -1,0 +1,109 @@
+"""The I/O floor that `assay evaluate` is compared against.
+
+Usage:
+    python bench/floor.py --data bench/data/runs_2000_seed_0 --out bench/out/floor
+
+It does the least any evaluator of the data set must do, and nothing else: walk
+``DATA/trajectories`` recursively, read every ``*.json`` and ``*.jsonl`` file and parse it with
+``orjson.loads`` (per line for ``.jsonl``, catching errors), read every ``groundtruth.txt`` and
+``question.txt`` under ``DATA/scenarios`` as bytes, and write one small JSON report per run plus
+one aggregate file into OUT with orjson. No scoring, no id normalisation, no answer parsing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+_FAILED = object()
+"""Stands for a document that is not valid JSON."""
+
+
+def read_scenarios(root: Path) -> dict[str, tuple[bytes, bytes | None]]:
+    """Ground truth and question bytes per scenario directory name."""
+    scenarios: dict[str, tuple[bytes, bytes | None]] = {}
+    for gt in sorted(root.rglob("groundtruth.txt")):
+        question = gt.with_name("question.txt")
+        scenarios[gt.parent.name] = (
+            gt.read_bytes(),
+            question.read_bytes() if question.is_file() else None,
+        )
+    return scenarios
+
+
+def read_runs(root: Path) -> Iterator[tuple[str, Any]]:
+    """(source, parsed document) for every run document, streamed; `_FAILED` if it did not parse."""
+    for path in sorted(root.rglob("*")):
+        suffix = path.suffix
+        if suffix == ".json":
+            try:
+                yield str(path), orjson.loads(path.read_bytes())
+            except orjson.JSONDecodeError:
+                yield str(path), _FAILED
+        elif suffix == ".jsonl":
+            for line_no, line in enumerate(path.read_bytes().splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    yield f"{path}:{line_no}", orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    yield f"{path}:{line_no}", _FAILED
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="data set made by generate.py")
+    parser.add_argument("--out", type=Path, required=True, help="directory for the reports")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+
+    scenarios = read_scenarios(args.data / "scenarios")
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    written = failed = not_runs = with_truth = 0
+    for source, doc in read_runs(args.data / "trajectories"):
+        if doc is _FAILED:
+            failed += 1
+            continue
+        if not isinstance(doc, dict):
+            not_runs += 1
+            continue
+        scenario_id = doc.get("scenario_id")
+        has_truth = f"scenario_{scenario_id}" in scenarios
+        with_truth += has_truth
+        report = {
+            "run_id": doc.get("run_id"),
+            "scenario_id": scenario_id,
+            "runner": doc.get("runner"),
+            "model": doc.get("model"),
+            "answer": doc.get("answer"),
+            "has_groundtruth": has_truth,
+            "source": source,
+        }
+        (out / f"run_{written:06d}.json").write_bytes(orjson.dumps(report))
+        written += 1
+
+    summary = {
+        "runs": written,
+        "runs_with_groundtruth": with_truth,
+        "unreadable": failed,
+        "not_runs": not_runs,
+        "scenarios": len(scenarios),
+    }
+    (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
+    elapsed = time.perf_counter() - start
+    print(
+        f"floor: {written} runs ({with_truth} with ground truth), {failed} unreadable, "
+        f"{not_runs} not runs, {len(scenarios)} scenarios in {elapsed:.2f}s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""assay: score what AI agents did.
+
+The public API is re-exported here. Names are loaded on first use (PEP 562), so that the
+command line, which imports this package first, starts without loading the scoring machinery.
+
+Example:
+    >>> import assay
+    >>> case = assay.Case(id="11", expected_answer="{'energy': 14, 'material': 48}")
+    >>> run = assay.Trajectory(answer='{"energy": 14, "material": 48}')
+    >>> assay.create_scorer("static_json")(case, run).passed
+    True
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.answers import compare_values, parse_answer, parse_gold
+    from assay.cli.exit_codes import ExitCode
+    from assay.pipeline import EvaluateOptions, evaluate
+    from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
+    from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
+    from assay.scorers.registry import (
+        Scorer,
+        available_scorers,
+        create_scorer,
+        register_scorer,
+    )
+
+_EXPORTS = {
+    "Case": "assay.records",
+    "Message": "assay.records",
+    "Step": "assay.records",
+    "ToolCall": "assay.records",
+    "Trajectory": "assay.records",
+    "Usage": "assay.records",
+    "CaseResult": "assay.results",
+    "OpsMetrics": "assay.results",
+    "RunSummary": "assay.results",
+    "Score": "assay.results",
+    "ScoreStatus": "assay.results",
+    "Scorer": "assay.scorers.registry",
+    "available_scorers": "assay.scorers.registry",
+    "create_scorer": "assay.scorers.registry",
+    "register_scorer": "assay.scorers.registry",
+    "compare_values": "assay.answers",
+    "parse_answer": "assay.answers",
+    "parse_gold": "assay.answers",
+    "EvaluateOptions": "assay.pipeline",
+    "evaluate": "assay.pipeline",
+    "ExitCode": "assay.cli.exit_codes",
+}
+
+__all__ = [
+    "Case",
+    "CaseResult",
+    "EvaluateOptions",
+    "ExitCode",
+    "Message",
+    "OpsMetrics",
+    "RunSummary",
+    "Score",
+    "ScoreStatus",
+    "Scorer",
+    "Step",
+    "ToolCall",
+    "Trajectory",
+    "Usage",
+    "available_scorers",
+    "compare_values",
+    "create_scorer",
+    "evaluate",
+    "parse_answer",
+    "parse_gold",
+    "register_scorer",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

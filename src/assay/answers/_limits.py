@@ -1,0 +1,10 @@
+"""Size and depth limits that keep hostile answers from taking the scorer down."""
+
+MAX_ANSWER_CHARS = 1_000_000
+"""Longest answer text that is parsed at all; longer text is rejected with a reason."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of brackets (or of a parsed value) that is accepted."""
+
+MAX_PARSE_ATTEMPTS = 200
+"""Most candidate spans tried when looking for the last structure in noisy text."""

@@ -1,0 +1,476 @@
+"""Compare a gold value with a model value key by key, aligning lists by content.
+
+Both values are flattened to key paths (`answer.energy`, `answer[0].count`) while they are
+walked together, so that lists can be aligned first: items are paired by an optimal one-to-one
+assignment (most exact keys first, then most similarity), identical items up front, so that a
+correct list in another order is a strict match. Unpaired gold items show as missing keys,
+unpaired model items as extra keys (numbered after the gold items; `model_key` keeps where they
+were in the model's answer). Positional alignment is an option and a per-key rule.
+
+Example:
+    >>> result = compare_values({"energy": 14, "material": 48}, {"energy": 14, "material": 27})
+    >>> [(r.key, r.exact) for r in result.records]
+    [('answer.energy', True), ('answer.material', False)]
+    >>> m = result.metrics()
+    >>> m["f1"], m["partial_similarity_score"], m["strict_exact_match_accuracy"]
+    (0.5, 0.5, 0.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from assay.answers._assign import max_weight_assignment
+from assay.answers.normalize import NormalForm, normal_form, similarity_of_forms
+from assay.answers.rules import AnswerRules, KeyRule
+
+_SEQUENCE = (list, tuple)
+_PAIR_LIMIT = 10_000
+"""Most item pairs scored to align one list; longer lists fall back to position (with a note)."""
+
+MatchType = Literal["exact", "tolerance", "partial", "mismatch", "missing", "extra", "contains"]
+
+
+@dataclass(slots=True)
+class KeyComparison:
+    """One key of the flattened gold or model answer, and how it compared."""
+
+    key: str
+    """Key path in the aligned answer (`answer.items[2].count`)."""
+
+    gold_value: Any
+    """Gold leaf value (None when the key is extra)."""
+
+    model_value: Any
+    """Model leaf value (None when the key is missing)."""
+
+    exact: bool
+    """Equal after normalisation, or within the key's tolerance rule."""
+
+    match_type: MatchType
+    """exact, tolerance, partial, mismatch, missing, extra or contains."""
+
+    similarity: float
+    """0..1; 1.0 exactly when `exact`."""
+
+    in_gold: bool = True
+    in_model: bool = True
+    model_key: str | None = None
+    """The model's own path for this key, when list alignment moved it."""
+
+    def to_report(self) -> dict[str, Any]:
+        """The per-key record in a report."""
+        record = {
+            "key": self.key,
+            "gold_value": _reportable(self.gold_value),
+            "model_value": _reportable(self.model_value),
+            "exact": self.exact,
+            "match_type": self.match_type,
+            "similarity": self.similarity,
+        }
+        if self.model_key is not None and self.model_key != self.key:
+            record["model_key"] = self.model_key
+        return record
+
+
+@dataclass(slots=True)
+class Comparison:
+    """Every key compared, plus notes on anything the comparison had to decide."""
+
+    records: list[KeyComparison] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, Any]:
+        """The static_json metrics, by name (details excluded)."""
+        gold = [r for r in self.records if r.in_gold]
+        total_gold = len(gold)
+        total_model = sum(1 for r in self.records if r.in_model)
+        matched = sum(1 for r in gold if r.in_model)
+        exact = sum(1 for r in self.records if r.exact)
+        precision = exact / total_model if total_model else 0.0
+        recall = exact / total_gold if total_gold else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        strict = total_gold > 0 and exact == total_gold == total_model
+        return {
+            "strict_exact_match_accuracy": 1.0 if strict else 0.0,
+            "partial_exact_match_accuracy": recall,
+            "partial_similarity_score": (
+                sum(r.similarity for r in gold) / total_gold if total_gold else 0.0
+            ),
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "total_gold_keys": total_gold,
+            "total_model_keys": total_model,
+            "matched_keys": matched,
+            "exact_value_matches": exact,
+            "missing_keys": [r.key for r in gold if not r.in_model],
+            "extra_keys": [r.key for r in self.records if not r.in_gold],
+        }
+
+
+def compare_values(
+    gold: Any,
+    model: Any,
+    rules: AnswerRules | None = None,
+    *,
+    list_order: Literal["content", "position"] | None = None,
+    case_insensitive_keys: bool | None = None,
+) -> Comparison:
+    """Compare two parsed values key by key.
+
+    Args:
+        gold: The parsed ground truth.
+        model: The parsed model answer.
+        rules: Per-key rules and defaults from the scenario, if any.
+        list_order: Overrides the rules' default list alignment.
+        case_insensitive_keys: Overrides the rules' key case handling.
+    """
+    rules = rules or AnswerRules()
+    comparer = _Comparer(
+        rules,
+        list_order or rules.list_order,
+        rules.case_insensitive_keys if case_insensitive_keys is None else case_insensitive_keys,
+    )
+    result = Comparison()
+    comparer.compare(gold, model, "answer", "answer", result.records)
+    result.notes = comparer.notes
+    return result
+
+
+def nothing_answered(gold: Any) -> Comparison:
+    """The comparison for a model answer that could not be read at all: every gold key missing.
+
+    Example:
+        >>> nothing_answered({"a": 1, "b": [2]}).metrics()["missing_keys"]
+        ['answer.a', 'answer.b[0]']
+    """
+    return Comparison(records=_missing(gold, "answer"))
+
+
+class _Comparer:
+    def __init__(self, rules: AnswerRules, list_order: str, insensitive: bool) -> None:
+        self.rules = rules
+        self.list_order = list_order
+        self.insensitive = insensitive
+        self.has_rules = bool(rules.keys)
+        self.notes: list[str] = []
+
+    def compare(
+        self, gold: Any, model: Any, path: str, model_path: str, out: list[KeyComparison]
+    ) -> None:
+        rule = self.rules.for_path(path) if self.has_rules else None
+        if rule is not None and rule.contains_distinct is not None and isinstance(gold, _SEQUENCE):
+            out.append(self._contains(gold, model, path, model_path, rule.contains_distinct))
+        elif isinstance(gold, dict) and gold and isinstance(model, dict) and model:
+            self._dicts(gold, model, path, model_path, out)
+        elif isinstance(gold, _SEQUENCE) and gold and isinstance(model, _SEQUENCE) and model:
+            self._lists(gold, model, path, model_path, rule, out)
+        else:
+            self._leaves(gold, model, path, model_path, out)
+
+    # -- dicts ---------------------------------------------------------------------------
+
+    def _key(self, key: Any) -> str:
+        text = str(key)
+        return text.casefold() if self.insensitive else text
+
+    def _dicts(
+        self,
+        gold: dict[Any, Any],
+        model: dict[Any, Any],
+        path: str,
+        model_path: str,
+        out: list[KeyComparison],
+    ) -> None:
+        index: dict[str, Any] = {}
+        for key in model:
+            index.setdefault(self._key(key), key)
+        used: set[str] = set()
+        for key, value in gold.items():
+            lookup = self._key(key)
+            sub_path = f"{path}.{key}"
+            if lookup in index and lookup not in used:
+                used.add(lookup)
+                model_key = index[lookup]
+                self.compare(value, model[model_key], sub_path, f"{model_path}.{model_key}", out)
+            else:
+                out.extend(_missing(value, sub_path))
+        for key, value in model.items():
+            lookup = self._key(key)
+            if lookup in used and index[lookup] is key:
+                continue
+            out.extend(_extra(value, f"{path}.{key}", f"{model_path}.{key}"))
+
+    # -- lists ---------------------------------------------------------------------------
+
+    def _lists(
+        self,
+        gold: Any,
+        model: Any,
+        path: str,
+        model_path: str,
+        rule: KeyRule | None,
+        out: list[KeyComparison],
+    ) -> None:
+        mode = rule.list_mode if rule is not None and rule.list_mode else self.list_order
+        cached: dict[tuple[int, int], list[KeyComparison]] = {}
+        if mode == "position":
+            pairs = [(i, i) for i in range(min(len(gold), len(model)))]
+        elif mode == "match_on" and rule is not None:
+            pairs = self._match_on(gold, model, path, rule)
+        else:
+            pairs = self._align(gold, model, path, model_path, cached)
+        paired_gold = {i for i, _ in pairs}
+        paired_model = {j for _, j in pairs}
+        for i, j in sorted(pairs):
+            records = cached.get((i, j))
+            if records is None:
+                records = []
+                self.compare(gold[i], model[j], f"{path}[{i}]", f"{model_path}[{j}]", records)
+            out.extend(records)
+        for i, item in enumerate(gold):
+            if i not in paired_gold:
+                out.extend(_missing(item, f"{path}[{i}]"))
+        extra_index = len(gold)
+        for j, item in enumerate(model):
+            if j not in paired_model:
+                out.extend(_extra(item, f"{path}[{extra_index}]", f"{model_path}[{j}]"))
+                extra_index += 1
+
+    def _align(
+        self,
+        gold: Any,
+        model: Any,
+        path: str,
+        model_path: str,
+        cached: dict[tuple[int, int], list[KeyComparison]],
+    ) -> list[tuple[int, int]]:
+        pairs: list[tuple[int, int]] = []
+        rest_gold = list(range(len(gold)))
+        rest_model = list(range(len(model)))
+        if not self.has_rules:
+            # Identical items are paired first: that never lowers the optimum (an identical
+            # partner is the best any item can get), and it keeps long lists cheap.
+            by_token: dict[Any, list[int]] = {}
+            for j, item in enumerate(model):
+                by_token.setdefault(self._token(item), []).append(j)
+            rest_gold = []
+            for i, item in enumerate(gold):
+                bucket = by_token.get(self._token(item))
+                if bucket:
+                    pairs.append((i, bucket.pop(0)))
+                else:
+                    rest_gold.append(i)
+            taken = {j for _, j in pairs}
+            rest_model = [j for j in range(len(model)) if j not in taken]
+        if not rest_gold or not rest_model:
+            return pairs
+        if len(rest_gold) * len(rest_model) > _PAIR_LIMIT:
+            self.notes.append(
+                f"{path}: {len(rest_gold)}x{len(rest_model)} unmatched items is too many to align "
+                "by content; they were compared by position"
+            )
+            return pairs + list(zip(rest_gold, rest_model, strict=False))
+        scores: list[list[tuple[int, float]]] = []
+        widest = 1
+        for i in rest_gold:
+            row = []
+            for j in rest_model:
+                records: list[KeyComparison] = []
+                self.compare(gold[i], model[j], f"{path}[{i}]", f"{model_path}[{j}]", records)
+                cached[(i, j)] = records
+                in_gold = [r for r in records if r.in_gold]
+                widest = max(widest, len(in_gold))
+                row.append((sum(r.exact for r in records), sum(r.similarity for r in in_gold)))
+            scores.append(row)
+        # Exact keys dominate: one more exact key outweighs any amount of similarity.
+        weights = [[exact * (widest + 1) + sim for exact, sim in row] for row in scores]
+        for r, c in max_weight_assignment(weights):
+            pairs.append((rest_gold[r], rest_model[c]))
+        return pairs
+
+    def _match_on(self, gold: Any, model: Any, path: str, rule: KeyRule) -> list[tuple[int, int]]:
+        def identity(item: Any) -> tuple[NormalForm, ...] | None:
+            if not isinstance(item, dict):
+                return None
+            lookup = {self._key(k): v for k, v in item.items()}
+            return tuple(normal_form(lookup.get(self._key(f))) for f in rule.fields)
+
+        by_identity: dict[Any, list[int]] = {}
+        for j, item in enumerate(model):
+            key = identity(item)
+            if key is not None:
+                by_identity.setdefault(key, []).append(j)
+        if rule.distinct:
+            repeats = [js for js in by_identity.values() if len(js) > 1]
+            for js in repeats:
+                self.notes.append(
+                    f"{path}: model items {', '.join(map(str, js))} repeat the same "
+                    f"{'/'.join(rule.fields)}; only the first is matched"
+                )
+        pairs = []
+        for i, item in enumerate(gold):
+            bucket = by_identity.get(identity(item)) if isinstance(item, dict) else None
+            if bucket:
+                pairs.append((i, bucket.pop(0)))
+                if rule.distinct:
+                    bucket.clear()  # repeats stay unpaired, so they show as extra keys
+        return pairs
+
+    def _contains(
+        self, gold: Any, model: Any, path: str, model_path: str, need: int
+    ) -> KeyComparison:
+        gold_items = {self._token(item) for item in gold}
+        found = 0
+        if isinstance(model, _SEQUENCE):
+            found = len(gold_items & {self._token(item) for item in model})
+        exact = found >= need
+        return KeyComparison(
+            key=path,
+            gold_value=list(gold),
+            model_value=list(model) if isinstance(model, _SEQUENCE) else model,
+            exact=exact,
+            match_type="contains" if exact else ("partial" if found else "mismatch"),
+            similarity=1.0 if exact else found / need,
+            model_key=model_path,
+        )
+
+    def _token(self, value: Any) -> Any:
+        """A hashable normal form of a whole item (lists as multisets, as content order)."""
+        if isinstance(value, dict):
+            if not value:
+                return ("dict",)
+            return ("d", tuple(sorted((self._key(k), self._token(v)) for k, v in value.items())))
+        if isinstance(value, _SEQUENCE):
+            if not value:
+                return ("list",)
+            tokens = [self._token(v) for v in value]
+            if self.list_order == "content":
+                tokens.sort(key=repr)
+            return ("l", tuple(tokens))
+        return normal_form(value)
+
+    # -- leaves --------------------------------------------------------------------------
+
+    def _leaves(
+        self, gold: Any, model: Any, path: str, model_path: str, out: list[KeyComparison]
+    ) -> None:
+        gold_leaves = _flatten(gold, path)
+        model_leaves = dict(
+            zip((p for p, _ in _flatten(model, path)), _flatten(model, model_path), strict=True)
+        )
+        for key, gold_value in gold_leaves:
+            found = model_leaves.pop(key, None)
+            if found is None:
+                out.append(_absent(key, gold_value, in_gold=True))
+            else:
+                own_path, model_value = found
+                out.append(self._leaf(key, own_path, gold_value, model_value))
+        for key, (own_path, model_value) in model_leaves.items():
+            record = _absent(key, model_value, in_gold=False)
+            record.model_key = own_path
+            out.append(record)
+
+    def _leaf(self, path: str, model_path: str, gold: Any, model: Any) -> KeyComparison:
+        rule = self.rules.for_path(path) if self.has_rules else None
+        gold_form, model_form = normal_form(gold), normal_form(model)
+        if rule is not None and rule.lenient_number:
+            gold_form, model_form = _lenient(gold, gold_form), _lenient(model, model_form)
+        if gold_form == model_form:
+            return KeyComparison(path, gold, model, True, "exact", 1.0, model_key=model_path)
+        if rule is not None and _within_tolerance(rule, gold, model, gold_form, model_form):
+            return KeyComparison(path, gold, model, True, "tolerance", 1.0, model_key=model_path)
+        score = similarity_of_forms(gold_form, model_form)
+        kind: MatchType = "partial" if score > 0 else "mismatch"
+        return KeyComparison(path, gold, model, False, kind, score, model_key=model_path)
+
+
+def _flatten(value: Any, path: str) -> list[tuple[str, Any]]:
+    """Leaves of a value as (path, value); empty dicts and lists are leaves themselves."""
+    out: list[tuple[str, Any]] = []
+    stack = [(path, value)]
+    while stack:
+        current, item = stack.pop()
+        if isinstance(item, dict) and item:
+            stack.extend((f"{current}.{k}", v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, _SEQUENCE) and item:
+            stack.extend((f"{current}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+        else:
+            out.append((current, item))
+    return out
+
+
+def _absent(key: str, value: Any, *, in_gold: bool) -> KeyComparison:
+    if in_gold:
+        return KeyComparison(key, value, None, False, "missing", 0.0, in_gold=True, in_model=False)
+    return KeyComparison(key, None, value, False, "extra", 0.0, in_gold=False, in_model=True)
+
+
+def _missing(value: Any, path: str) -> list[KeyComparison]:
+    return [_absent(key, leaf, in_gold=True) for key, leaf in _flatten(value, path)]
+
+
+def _extra(value: Any, path: str, model_path: str) -> list[KeyComparison]:
+    records = []
+    for (key, leaf), (own, _) in zip(
+        _flatten(value, path), _flatten(value, model_path), strict=True
+    ):
+        record = _absent(key, leaf, in_gold=False)
+        record.model_key = own
+        records.append(record)
+    return records
+
+
+def _within_tolerance(
+    rule: KeyRule, gold: Any, model: Any, gold_form: NormalForm, model_form: NormalForm
+) -> bool:
+    if gold_form[0] == "num" and model_form[0] == "num":
+        difference = abs(gold_form[1] - model_form[1])
+        if rule.abs_tol is not None and difference <= rule.abs_tol + 1e-12:
+            return True
+        if rule.rel_tol is not None and difference <= rule.rel_tol * abs(gold_form[1]) + 1e-12:
+            return True
+    if rule.time_tol_s is not None:
+        gold_time, model_time = _timestamp(gold), _timestamp(model)
+        if gold_time is not None and model_time is not None:
+            try:
+                return abs((gold_time - model_time).total_seconds()) <= rule.time_tol_s
+            except TypeError:  # one aware, one naive: not comparable, so not within tolerance
+                return False
+    return False
+
+
+def _timestamp(value: Any) -> datetime | None:
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _lenient(value: Any, form: NormalForm) -> NormalForm:
+    if form[0] != "str":
+        return form
+    cleaned = "".join(ch for ch in str(value) if ch.isdigit() or ch in ".-+eE")
+    digits = str(value).strip()
+    # Only strings that are one number dressed up ("12.5 %", "$1,234", "1,234 kWh") qualify.
+    stripped = digits.strip("$€£%").replace(",", "").split()
+    if not stripped or not cleaned:
+        return form
+    candidate = normal_form(stripped[0].rstrip("%"))
+    return candidate if candidate[0] == "num" else form
+
+
+def _reportable(value: Any) -> Any:
+    """Values orjson can write: ints beyond 64 bits become strings, tuples become lists."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_reportable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _reportable(v) for k, v in value.items()}
+    return value

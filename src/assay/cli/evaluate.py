@@ -1,0 +1,161 @@
+"""`assay evaluate`: score saved agent runs against ground truth."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from assay.cli.exit_codes import ExitCode
+
+_DESCRIPTION = """\
+Score saved agent runs against ground truth and write reports.
+
+Runs are read from --trajectories (a file, or a directory searched recursively for *.json and
+*.jsonl). Ground truth comes from --scenarios: folders scenario_<id>/groundtruth.txt and/or
+JSON/JSONL scenario files. Each run is joined to its scenario by id and scored; every input
+that cannot be scored is listed with its reason in _aggregate.json.
+"""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="score saved agent runs against ground truth",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of `evaluate` to a parser."""
+    parser.add_argument(
+        "--trajectories",
+        required=True,
+        type=Path,
+        metavar="PATH",
+        help="a run file or a directory of *.json / *.jsonl runs",
+    )
+    parser.add_argument(
+        "--scenarios",
+        required=True,
+        type=Path,
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="scenario folders or JSON/JSONL scenario files",
+    )
+    parser.add_argument(
+        "--scorer-default",
+        default="static_json",
+        metavar="NAME",
+        help="scorer for scenarios without a scoring_method (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--reports-dir",
+        default=Path("reports"),
+        type=Path,
+        metavar="DIR",
+        help="where reports are written (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=_rate,
+        metavar="RATE",
+        help="exit with code 1 when the pass rate is below RATE (0..1)",
+    )
+    parser.add_argument(
+        "--list-order",
+        choices=("content", "position"),
+        help="static_json: align lists by content (default) or by position",
+    )
+    parser.add_argument(
+        "--case-insensitive-keys",
+        action="store_true",
+        default=None,
+        help="static_json: compare dict keys ignoring case",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every run that was not scored, with its reason",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the evaluation described by `args`; returns the exit code."""
+    missing = [p for p in [args.trajectories, *args.scenarios] if not p.exists()]
+    if missing:
+        for path in missing:
+            _error(f"no such file or directory: {path}")
+        return ExitCode.INPUT_ERROR
+    if args.reports_dir.exists() and not args.reports_dir.is_dir():
+        _error(f"--reports-dir is not a directory: {args.reports_dir}")
+        return ExitCode.INPUT_ERROR
+
+    from assay.pipeline import EvaluateOptions, evaluate
+    from assay.reports.console import Progress, print_summary
+    from assay.scorers.registry import UnknownScorerError
+
+    static_options: dict[str, Any] = {}
+    if args.list_order:
+        static_options["list_order"] = args.list_order
+    if args.case_insensitive_keys:
+        static_options["case_insensitive_keys"] = True
+    options = EvaluateOptions(
+        trajectories=args.trajectories,
+        scenarios=tuple(args.scenarios),
+        reports_dir=args.reports_dir,
+        scorer_default=args.scorer_default,
+        scorer_options={"static_json": static_options} if static_options else {},
+    )
+    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
+    try:
+        with Progress(enabled=show_progress) as progress:
+            summary = evaluate(options, on_result=progress.advance)
+    except UnknownScorerError as exc:
+        parser.error(str(exc))  # exits with USAGE_ERROR
+    except OSError as exc:
+        _error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        return ExitCode.INPUT_ERROR
+    except KeyboardInterrupt:
+        _error(f"interrupted; reports of finished runs are in {args.reports_dir}")
+        return ExitCode.INTERNAL_ERROR
+    except Exception as exc:
+        if args.verbose:
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        return ExitCode.INTERNAL_ERROR
+
+    if not args.quiet:
+        print_summary(summary, args.reports_dir, verbose=args.verbose)
+    if summary.totals["runs_read"] == 0:
+        _error(f"found no runs (*.json or *.jsonl) under {args.trajectories}")
+        return ExitCode.INPUT_ERROR
+    if args.fail_under is not None:
+        rate = summary.pass_rate
+        if rate is None or rate < args.fail_under:
+            shown = "n/a" if rate is None else f"{rate:.3f}"
+            _error(f"pass rate {shown} is below --fail-under {args.fail_under}")
+            return ExitCode.THRESHOLD_NOT_MET
+    return ExitCode.OK
+
+
+def _error(message: str) -> None:
+    print(f"assay: error: {message}", file=sys.stderr)

@@ -1,0 +1,68 @@
+"""`assay` and `evaluate` entry points.
+
+Only argparse and the subcommand modules load at start-up; each subcommand imports the
+machinery it needs when it runs, so `assay --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from assay.cli import evaluate as evaluate_command
+from assay.cli.exit_codes import ExitCode
+
+_SUBCOMMANDS = {"evaluate": evaluate_command}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full `assay` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="assay",
+        description="Score what AI agents did: saved runs against ground truth.",
+    )
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in _SUBCOMMANDS.items():
+        module.add_parser(commands, name)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `assay` with `argv` (default: the process arguments); returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return ExitCode.USAGE_ERROR
+    result: int = _SUBCOMMANDS[args.command].run(args, parser)
+    return result
+
+
+def evaluate_main(argv: Sequence[str] | None = None) -> int:
+    """The `evaluate` console script: the same as `assay evaluate`."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="evaluate", description="Score saved agent runs (same as `assay evaluate`)."
+    )
+    evaluate_command.configure(parser)
+    args = parser.parse_args(arguments)
+    result: int = evaluate_command.run(args, parser)
+    return result
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, looked up only when asked for (package metadata is slow to import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("assay")
+        except PackageNotFoundError:
+            found = "unknown"
+        parser.exit(message=f"assay {found}\n")

@@ -1,0 +1,19 @@
+"""Readers that turn external formats into `assay.records`, at the edge and nowhere else."""
+
+from assay.formats.assetopsbench import (
+    ReadProblem,
+    iter_input_files,
+    read_runs,
+    trajectory_from_record,
+)
+from assay.formats.ids import scenario_key
+from assay.formats.scenarios import load_scenarios
+
+__all__ = [
+    "ReadProblem",
+    "iter_input_files",
+    "load_scenarios",
+    "read_runs",
+    "scenario_key",
+    "trajectory_from_record",
+]

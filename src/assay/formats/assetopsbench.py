@@ -1,0 +1,559 @@
+"""Saved AssetOpsBench runs: files of run objects in, `Trajectory` records out.
+
+A saved run is a JSON object with `run_id`, `scenario_id`, `runner`, `model`, `question`,
+`answer` and `trajectory`. Runs come one per `.json` file, as a JSON list of runs, or one per
+line of a `.jsonl` file. The `trajectory` field has two shapes in the wild:
+
+- SDK-style agents write `{"turns": [...]}`: each turn has text, tool calls and its own token
+  counts and duration.
+- The plan-execute runner writes a list of step results (`step`, `server`, `tool`, `tool_args`,
+  `response`) with no per-step tokens; the run's totals sit on the record as `tokens_in` and
+  `tokens_out`.
+
+This is the edge where messy input meets the records, so nothing here raises on bad data: a
+file that cannot be used becomes a `ReadProblem`, and a run with odd fields keeps whatever is
+usable (see `trajectory_from_record` for the rules).
+
+Example:
+    >>> run = trajectory_from_record(
+    ...     {"run_id": 7, "scenario_id": "11", "answer": "3",
+    ...      "trajectory": {"turns": [{"text": "checking", "input_tokens": 90,
+    ...                                "output_tokens": 12, "duration_ms": 400,
+    ...                                "tool_calls": [{"name": "sensors", "input": "{}"}]}]}},
+    ...     "runs/11.json")
+    >>> (run.run_id, run.tool_names(), run.usage.input_tokens, run.duration_ms)
+    ('7', ['sensors'], 90, 400.0)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assay.records import Step, ToolCall, Trajectory, Usage
+
+__all__ = ["ReadProblem", "iter_input_files", "read_runs", "trajectory_from_record"]
+
+
+@dataclass(slots=True)
+class ReadProblem:
+    """An input that could not be read, and why."""
+
+    source: str
+    """`path`, `path:LINE` (a `.jsonl` line, from 1) or `path#INDEX` (an item of a JSON list,
+    from 0)."""
+
+    reason: str
+    """One line saying what is wrong, e.g. `invalid JSON: unexpected end of data at line 1
+    column 4`."""
+
+
+_INPUT_SUFFIXES = (".json", ".jsonl")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+# An object with none of these is not a run (a scenario file or a report dropped into the runs
+# directory, say). Reporting it beats producing a run with no id, no answer and no steps.
+_RUN_FIELDS = ("run_id", "scenario_id", "answer", "trajectory")
+
+_IN_KEYS = ("input_tokens", "prompt_tokens")
+_OUT_KEYS = ("output_tokens", "completion_tokens")
+_RECORD_IN_KEYS = ("tokens_in", *_IN_KEYS)
+_RECORD_OUT_KEYS = ("tokens_out", *_OUT_KEYS)
+
+# Token counts arrive as text now and then ("12"); anything longer than this is not a count,
+# and refusing it early keeps int() away from pathological strings.
+_MAX_COUNT_TEXT = 32
+
+
+def iter_input_files(path: Path) -> Iterator[Path]:
+    """The run files under `path`: the file itself, or every JSON/JSONL file in a directory.
+
+    A directory is searched recursively for `*.json` and `*.jsonl` (suffix in any case),
+    skipping hidden files and directories (names starting with `.`), and the files come out
+    sorted so that runs are read in a stable order. Any other path is yielded as is, so that
+    reading it reports what is wrong with it. Directories that cannot be listed are left out
+    here; `read_runs` reports them.
+
+    Args:
+        path: A run file or a directory of run files.
+
+    Yields:
+        Paths of the files to read.
+
+    Example:
+        >>> list(iter_input_files(Path("runs/11.json")))
+        [PosixPath('runs/11.json')]
+    """
+    for item in _walk_inputs(path):
+        if isinstance(item, Path):
+            yield item
+
+
+def read_runs(path: Path) -> Iterator[Trajectory | ReadProblem]:
+    """Read every saved run under `path`, one at a time, never raising.
+
+    A `.json` file holds one run object or a list of them; a `.jsonl` file holds one run per
+    non-blank line. A file, line or list item that cannot be used becomes a `ReadProblem`
+    and reading carries on with the next one.
+
+    Args:
+        path: A run file or a directory of run files (see `iter_input_files`).
+
+    Yields:
+        A `Trajectory` per run and a `ReadProblem` per unusable input, in file order.
+
+    Example:
+        >>> for item in read_runs(Path("does/not/exist.json")):
+        ...     print(item.reason)
+        cannot read file: No such file or directory
+    """
+    for item in _walk_inputs(path):
+        if isinstance(item, ReadProblem):
+            yield item
+        elif item.suffix.lower() == ".jsonl":
+            yield from _read_jsonl(item)
+        else:
+            yield from _read_json(item)
+
+
+def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
+    """Convert one saved run object into a `Trajectory`.
+
+    Ids that are numbers become text (`11` -> `"11"`, `11.0` -> `"11.0"`); text ids are kept
+    as written, since the join normalises them later. `answer` is kept exactly as recorded,
+    including non-strings and a missing key (None): whether that counts as an answer is the
+    pipeline's call. Steps come from `trajectory` (turns or plan-execute step results).
+
+    Malformed parts are tolerated rather than rejected: token counts that are not numbers
+    count 0 (numeric text like `"12"` is used, booleans are not counts), a tool call without a
+    string name keeps name `""` (see `_tool_call`), turns that are neither objects nor text are
+    dropped.
+
+    `usage` is the sum over steps, or the record's own `tokens_in` / `tokens_out` when the
+    steps carry none. `duration_ms` is the sum of step durations when any step has one, else
+    the record's `duration_ms` (or `duration_s` x 1000), else None.
+
+    Args:
+        record: One run object as parsed from JSON.
+        source: Where it came from, for messages and reports.
+
+    Returns:
+        The run as a `Trajectory`.
+
+    Example:
+        >>> run = trajectory_from_record(
+        ...     {"run_id": "r1", "scenario_id": 11, "answer": "14", "tokens_in": 300,
+        ...      "tokens_out": 40, "trajectory": [{"step": 1, "server": "iot",
+        ...      "tool": "sites", "tool_args": {}, "response": ["MAIN"]}]}, "runs.jsonl:3")
+        >>> (run.scenario_id, run.tool_names(), run.usage)
+        ('11', ['sites'], Usage(input_tokens=300, output_tokens=40))
+    """
+    if not isinstance(record, dict):  # typed callers cannot get here; untyped ones can
+        return Trajectory(source=source)
+    steps = _steps(record.get("trajectory"))
+
+    tokens_in = tokens_out = 0
+    durations: list[float] = []
+    for step in steps:
+        tokens_in += step.usage.input_tokens
+        tokens_out += step.usage.output_tokens
+        if step.duration_ms is not None:
+            durations.append(step.duration_ms)
+    usage = Usage(tokens_in, tokens_out)
+    if tokens_in == 0 and tokens_out == 0:
+        usage = _usage_of(record, _RECORD_IN_KEYS, _RECORD_OUT_KEYS)
+
+    return Trajectory(
+        run_id=_id_text(record.get("run_id")),
+        scenario_id=_id_text(record.get("scenario_id")),
+        runner=_text(record.get("runner")),
+        model=_text(record.get("model")),
+        question=_text(record.get("question")),
+        answer=record.get("answer"),
+        steps=steps,
+        usage=usage,
+        duration_ms=sum(durations) if durations else _duration_of(record),
+        source=source,
+    )
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+def _walk_inputs(path: Path) -> Iterator[Path | ReadProblem]:
+    if not path.is_dir():
+        yield path
+        return
+    found: list[Path] = []
+    errors: list[OSError] = []
+    # os.walk rather than Path.rglob: it lets hidden directories be pruned before descending,
+    # does not follow directory symlinks (no loops), and reports unlistable directories.
+    for dirpath, dirnames, filenames in os.walk(path, onerror=errors.append):
+        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
+        found.extend(
+            Path(dirpath, name)
+            for name in filenames
+            if not name.startswith(".") and name.lower().endswith(_INPUT_SUFFIXES)
+        )
+    found.sort()
+    yield from found
+    for error in errors:
+        yield ReadProblem(
+            error.filename or str(path), f"cannot list directory: {_os_reason(error)}"
+        )
+
+
+def read_bytes(path: Path) -> bytes | ReadProblem:
+    """The bytes of `path` without a UTF-8 byte-order mark, or why they cannot be read.
+
+    Shared with the other readers in `assay.formats`; not re-exported.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
+    # Editors on some systems write a BOM; orjson refuses it, and it carries no meaning.
+    return data[3:] if data.startswith(_UTF8_BOM) else data
+
+
+def parse_json(data: bytes | memoryview) -> tuple[Any, str | None]:
+    """`(value, None)` for a JSON document, `(None, reason)` when it is not one.
+
+    Shared with the other readers in `assay.formats`; not re-exported.
+    """
+    try:
+        return orjson.loads(data), None
+    except orjson.JSONDecodeError as error:
+        # Only on the failure path: tell "not text at all" apart from "text, but not JSON",
+        # which orjson reports with the same exception and a less helpful message.
+        try:
+            bytes(data).decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return None, f"not UTF-8: undecodable byte at offset {bad.start}"
+        return None, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+
+
+def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """`(line number from 1, line)` for each non-blank line of a JSONL file.
+
+    Shared with the other readers in `assay.formats`; not re-exported.
+    """
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line and not line.isspace():
+            yield number, line
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a parsed value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _read_json(path: Path) -> Iterator[Trajectory | ReadProblem]:
+    source = str(path)
+    data = read_bytes(path)
+    if isinstance(data, ReadProblem):
+        yield data
+        return
+    if not data or data.isspace():
+        yield ReadProblem(source, "empty file")
+        return
+    value, reason = parse_json(data)
+    if reason is not None:
+        yield ReadProblem(source, reason)
+    elif isinstance(value, dict):
+        yield _run_or_problem(value, source)
+    elif isinstance(value, list):
+        if not value:
+            yield ReadProblem(source, "empty list: no runs")
+        for index, item in enumerate(value):
+            item_source = f"{source}#{index}"
+            if isinstance(item, dict):
+                yield _run_or_problem(item, item_source)
+            else:
+                yield ReadProblem(item_source, f"expected a run object, got {json_type(item)}")
+    else:
+        yield ReadProblem(
+            source, f"expected a run object or a list of runs, got {json_type(value)}"
+        )
+
+
+def _read_jsonl(path: Path) -> Iterator[Trajectory | ReadProblem]:
+    data = read_bytes(path)
+    if isinstance(data, ReadProblem):
+        yield data
+        return
+    empty = True
+    for number, line in jsonl_lines(data):
+        empty = False
+        source = f"{path}:{number}"
+        value, reason = parse_json(line)
+        if reason is not None:
+            yield ReadProblem(source, reason)
+        elif isinstance(value, dict):
+            yield _run_or_problem(value, source)
+        else:
+            yield ReadProblem(source, f"expected a run object, got {json_type(value)}")
+    if empty:
+        yield ReadProblem(str(path), "empty file")
+
+
+def _run_or_problem(obj: dict[str, Any], source: str) -> Trajectory | ReadProblem:
+    if not any(name in obj for name in _RUN_FIELDS):
+        return ReadProblem(source, "not a run: no run_id, scenario_id, answer or trajectory")
+    return trajectory_from_record(obj, source)
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or str(error) or type(error).__name__
+
+
+# --- steps ---------------------------------------------------------------------------------
+
+
+def _steps(trajectory: Any) -> list[Step]:
+    if isinstance(trajectory, str):
+        # Some harnesses store the trajectory as JSON text inside the record.
+        parsed, reason = parse_json(trajectory.encode("utf-8", "surrogatepass"))
+        if reason is not None:
+            return []
+        trajectory = parsed
+    if isinstance(trajectory, dict):
+        items = trajectory.get("turns")
+        if not isinstance(items, list):
+            return []
+        as_turns = True
+    elif isinstance(trajectory, list):
+        items = trajectory
+        as_turns = False
+    else:
+        return []
+
+    steps: list[Step] = []
+    for item in items:
+        index = len(steps)
+        if isinstance(item, dict):
+            # A bare list is normally plan-execute step results, but an item that carries
+            # `tool_calls` is a turn whatever list it sits in.
+            if as_turns or "tool_calls" in item:
+                steps.append(_turn(item, index))
+            else:
+                steps.append(_plan_step(item, index))
+        elif isinstance(item, str):
+            steps.append(Step(index=index, text=item))
+        # Anything else (null, a number, a nested list) says nothing about what the agent did.
+    return steps
+
+
+def _turn(turn: dict[str, Any], index: int) -> Step:
+    # Step.index is defined as the position in the run from 0; a recorded `index` may be
+    # 1-based, repeated or missing, so the position is used instead.
+    text = _content_text(turn.get("text"))
+    if text is None:
+        text = _content_text(turn.get("content"))
+    calls: list[ToolCall] = []
+    raw_calls = turn.get("tool_calls")
+    if isinstance(raw_calls, list):
+        for raw in raw_calls:
+            call = _tool_call(raw)
+            if call is not None:
+                calls.append(call)
+    return Step(
+        index=index,
+        text=text,
+        tool_calls=calls,
+        usage=_usage_of(turn, _IN_KEYS, _OUT_KEYS),
+        duration_ms=_duration_of(turn),
+    )
+
+
+def _plan_step(item: dict[str, Any], index: int) -> Step:
+    tool = item.get("tool")
+    result = item["response"] if "response" in item else item.get("result")
+    task = _text(item.get("task"))
+    if tool is None or tool == "":
+        # No tool ran: the response is what the model itself wrote for this step.
+        text = result if isinstance(result, str) else task
+        calls: list[ToolCall] = []
+    else:
+        text = task
+        # `server` has no place in a ToolCall and is dropped; tools are matched by name.
+        calls = [
+            ToolCall(
+                name=tool if isinstance(tool, str) else "",
+                args=_args(_first_present(item, ("tool_args", "args", "arguments"))),
+                result=result,
+            )
+        ]
+    return Step(
+        index=index,
+        text=text,
+        tool_calls=calls,
+        usage=_usage_of(item, _IN_KEYS, _OUT_KEYS),
+        duration_ms=_duration_of(item),
+    )
+
+
+def _tool_call(raw: Any) -> ToolCall | None:
+    if isinstance(raw, str):
+        return ToolCall(name=raw)
+    if not isinstance(raw, dict):
+        return None
+    # Chat-completions style nests name and arguments under "function".
+    function = raw.get("function")
+    if not isinstance(function, dict):
+        function = {}
+    name = raw.get("name")
+    if not isinstance(name, str):
+        name = function.get("name")
+    # A call whose name is missing or not text still happened: it is kept with name "" so
+    # that call counts stay true and a trajectory check sees an unidentifiable call, rather
+    # than the call vanishing without a trace.
+    if not isinstance(name, str):
+        name = ""
+    args = _first_present(raw, ("input", "args", "arguments"))
+    if args is None:
+        args = function.get("arguments")
+    result = raw["output"] if "output" in raw else raw.get("result")
+    return ToolCall(
+        name=name,
+        args=_args(args),
+        call_id=_id_text(_first_present(raw, ("id", "call_id"))),
+        result=result,
+    )
+
+
+def _args(value: Any) -> dict[str, Any] | str | None:
+    if value is None or isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        parsed, reason = parse_json(value.encode("utf-8", "surrogatepass"))
+        return parsed if reason is None and isinstance(parsed, dict) else value
+    # A list or a number is not an argument mapping; keep it as its JSON text so it is not lost.
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return str(value)
+
+
+# --- fields --------------------------------------------------------------------------------
+
+
+def _first_present(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        value = obj.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def _id_text(value: Any) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _content_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        # Content-part lists ([{"type": "text", "text": ...}, ...]): keep the text parts.
+        parts = [
+            part if isinstance(part, str) else part.get("text")
+            for part in value
+            if isinstance(part, str | dict)
+        ]
+        texts = [part for part in parts if isinstance(part, str)]
+        return "".join(texts) if texts else None
+    return None
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if value > 0 else 0
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value > 0 else 0
+    if isinstance(value, str) and len(value) <= _MAX_COUNT_TEXT:
+        try:
+            return max(int(value), 0)
+        except ValueError:
+            pass
+        try:
+            number = float(value)
+        except ValueError:
+            return 0
+        return int(number) if math.isfinite(number) and number > 0 else 0
+    return 0
+
+
+def _count_at(obj: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+    value = _first_present(obj, keys)
+    return None if value is None else _count(value)
+
+
+def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str, ...]) -> Usage:
+    tokens_in = _count_at(obj, in_keys)
+    tokens_out = _count_at(obj, out_keys)
+    if tokens_in is None and tokens_out is None:
+        nested = obj.get("usage")
+        if isinstance(nested, dict):
+            tokens_in = _count_at(nested, in_keys)
+            tokens_out = _count_at(nested, out_keys)
+    return Usage(tokens_in or 0, tokens_out or 0)
+
+
+def _duration(value: Any, scale: float) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str) and len(value) <= _MAX_COUNT_TEXT:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    if not math.isfinite(number) or number < 0:
+        return None
+    return number * scale
+
+
+def _duration_of(obj: dict[str, Any]) -> float | None:
+    duration = _duration(obj.get("duration_ms"), 1.0)
+    if duration is None:
+        duration = _duration(obj.get("duration_s"), 1000.0)
+    return duration

@@ -1,0 +1,171 @@
+"""The records every input format converts into: runs, their steps, and scenarios.
+
+These are plain slotted dataclasses rather than pydantic models on purpose: the offline
+pipeline builds one `Trajectory` per saved run, thousands per evaluation, and pydantic's
+import alone costs more than reading all of those files (see bench/README.md). Validation of
+messy input happens once, at the edge, in `assay.formats`, where a bad field becomes a recorded
+problem instead of an exception.
+
+Example:
+    >>> call = ToolCall(name="get_sensor", args={"asset": "CH-12"})
+    >>> step = Step(index=0, tool_calls=[call], usage=Usage(input_tokens=120, output_tokens=8))
+    >>> run = Trajectory(run_id="r1", scenario_id="11", answer="{'count': 3}", steps=[step])
+    >>> run.tool_names()
+    ['get_sensor']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage of one model call, one step or a whole run."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+
+    output_tokens: int = 0
+    """Completion tokens (reasoning tokens included when the source reports them)."""
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One call an agent made to a tool."""
+
+    name: str
+    """Tool name as the agent called it."""
+
+    args: dict[str, Any] | str | None = None
+    """Arguments: a dict when they parsed, the raw string when they did not, None if absent."""
+
+    call_id: str | None = None
+    """Provider's id for the call, used to pair a call with its result."""
+
+    result: Any = None
+    """What the tool returned, as recorded by the run (any JSON value)."""
+
+
+@dataclass(slots=True)
+class Message:
+    """One chat message (system, user, assistant or tool)."""
+
+    role: str
+    """`system`, `user`, `assistant` or `tool`."""
+
+    content: str | None = None
+    """Text content; None when the message carried only tool calls."""
+
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    """Tool calls an assistant message made."""
+
+    tool_call_id: str | None = None
+    """For a tool message: the id of the call it answers."""
+
+
+@dataclass(slots=True)
+class Step:
+    """One agent turn: what the model said and the tool calls it made together."""
+
+    index: int
+    """Position of the step in the run, from 0."""
+
+    text: str | None = None
+    """What the model wrote in this turn, if recorded."""
+
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    """Calls made in this turn; calls in one step may have run in parallel."""
+
+    usage: Usage = field(default_factory=Usage)
+    """Tokens this turn used."""
+
+    duration_ms: float | None = None
+    """Wall time of the turn, if recorded."""
+
+
+@dataclass(slots=True)
+class Trajectory:
+    """One saved agent run: who ran what, the final answer and the steps that led to it."""
+
+    run_id: str | None = None
+    """The run's own id."""
+
+    scenario_id: str | None = None
+    """The scenario the run answers, as the run recorded it (joined later, loosely)."""
+
+    runner: str | None = None
+    """Agent or harness that produced the run."""
+
+    model: str | None = None
+    """Model that drove the agent, as `provider/model`."""
+
+    question: str | None = None
+    """The question the agent was asked."""
+
+    answer: Any = None
+    """Final answer as recorded: normally a string; anything else means "no answer"."""
+
+    steps: list[Step] = field(default_factory=list)
+    """Ordered turns."""
+
+    messages: list[Message] = field(default_factory=list)
+    """Raw conversation, for formats that record one."""
+
+    usage: Usage = field(default_factory=Usage)
+    """Token totals: the sum of the steps, or the run's own totals when only those exist."""
+
+    duration_ms: float | None = None
+    """Wall time of the run, if recorded."""
+
+    source: str = ""
+    """Where the run was read from (`path` or `path:line`), for messages and reports."""
+
+    def tool_calls(self) -> list[ToolCall]:
+        """All tool calls in order, across steps."""
+        return [call for step in self.steps for call in step.tool_calls]
+
+    def tool_names(self) -> list[str]:
+        """Names of all tool calls in order."""
+        return [call.name for step in self.steps for call in step.tool_calls]
+
+
+@dataclass(slots=True)
+class Case:
+    """A scenario with its ground truth."""
+
+    id: str
+    """Scenario id, as written in the ground truth (join keys are normalised separately)."""
+
+    question: str | None = None
+    """The question text."""
+
+    expected_answer: Any = None
+    """Ground truth as written: text (JSON, Python literal, number or prose) or a JSON value."""
+
+    characteristic_form: str | None = None
+    """Description of what a right answer looks like, for judges."""
+
+    type: str | None = None
+    """Scenario type, used for breakdowns in reports."""
+
+    category: str | None = None
+    """Scenario category."""
+
+    scoring_method: str | None = None
+    """Scorer this scenario asks for; overrides the run's default scorer."""
+
+    answer_rules: dict[str, Any] | None = None
+    """Per-key comparison rules for structured answers (see `assay.answers.rules`)."""
+
+    source: str = ""
+    """Where the scenario was read from."""
+
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Any other fields the scenario carried."""

@@ -1,0 +1,207 @@
+"""Results: what scorers return and what the pipeline records per run.
+
+An unscored or errored result carries `value=None` and `passed=None`, so that it can never be
+averaged in as 0 or NaN by accident; summaries count them apart.
+
+Example:
+    >>> s = Score.scored("static_json", 0.5, passed=False, rationale="1 of 2 keys exact")
+    >>> (s.status, s.value, s.passed)
+    (<ScoreStatus.SCORED: 'scored'>, 0.5, False)
+    >>> Score.unscored("static_json", "run has no answer").value is None
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ScoreStatus(StrEnum):
+    """Whether a scorer could give a score."""
+
+    SCORED = "scored"
+    """A score was given; `value` and `passed` are set."""
+
+    UNSCORED = "unscored"
+    """The case could not be scored for a reason outside the scorer (no answer, no judge)."""
+
+    ERROR = "error"
+    """Scoring failed: bad ground truth, a scorer bug, a crashed judge."""
+
+
+@dataclass(slots=True)
+class Score:
+    """One scorer's verdict on one run."""
+
+    scorer: str
+    """Registered name of the scorer that produced this score."""
+
+    status: ScoreStatus
+    """scored, unscored or error."""
+
+    value: float | None = None
+    """Score in 0..1 when scored, else None."""
+
+    passed: bool | None = None
+    """Pass/fail when scored, else None."""
+
+    rationale: str = ""
+    """Why: a short human-readable explanation, or the reason it was not scored."""
+
+    details: dict[str, Any] = field(default_factory=dict)
+    """Scorer-specific metrics and records."""
+
+    @classmethod
+    def scored(
+        cls,
+        scorer: str,
+        value: float,
+        *,
+        passed: bool,
+        rationale: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> Score:
+        """A successful score."""
+        return cls(scorer, ScoreStatus.SCORED, value, passed, rationale, details or {})
+
+    @classmethod
+    def unscored(cls, scorer: str, reason: str, details: dict[str, Any] | None = None) -> Score:
+        """A case that could not be scored, with the reason."""
+        return cls(scorer, ScoreStatus.UNSCORED, None, None, reason, details or {})
+
+    @classmethod
+    def error(cls, scorer: str, reason: str, details: dict[str, Any] | None = None) -> Score:
+        """A case whose scoring failed, with the reason."""
+        return cls(scorer, ScoreStatus.ERROR, None, None, reason, details or {})
+
+    def to_report(self) -> dict[str, Any]:
+        """The `score` object of a per-run report."""
+        return {
+            "scorer": self.scorer,
+            "status": self.status.value,
+            "passed": self.passed,
+            "score": self.value,
+            "rationale": self.rationale,
+            "details": self.details,
+        }
+
+
+@dataclass(slots=True)
+class OpsMetrics:
+    """Operational figures of one run, derived from its trajectory."""
+
+    turn_count: int = 0
+    tool_call_count: int = 0
+    unique_tools: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    duration_ms: float | None = None
+    est_cost_usd: float | None = None
+    """Estimated from the price table in `assay.reports.pricing`; None when the model is unknown."""
+
+
+@dataclass(slots=True)
+class CaseResult:
+    """One run scored against one scenario: the content of a per-run report."""
+
+    scenario_id: str
+    run_id: str | None
+    runner: str | None
+    model: str | None
+    question: str | None
+    answer: Any
+    score: Score
+    ops: OpsMetrics
+    scenario_type: str | None = None
+    source: str = ""
+    report_file: str | None = None
+    """File name of the per-run report inside the reports directory."""
+
+    def to_report(self) -> dict[str, Any]:
+        """The per-run report as a JSON-ready dict."""
+        return {
+            "scenario_id": self.scenario_id,
+            "scenario_type": self.scenario_type,
+            "run_id": self.run_id,
+            "runner": self.runner,
+            "model": self.model,
+            "question": self.question,
+            "answer": self.answer,
+            "score": self.score.to_report(),
+            "ops": {
+                "turn_count": self.ops.turn_count,
+                "tool_call_count": self.ops.tool_call_count,
+                "unique_tools": self.ops.unique_tools,
+                "tokens_in": self.ops.tokens_in,
+                "tokens_out": self.ops.tokens_out,
+                "duration_ms": self.ops.duration_ms,
+                "est_cost_usd": self.ops.est_cost_usd,
+            },
+            "source": self.source,
+        }
+
+
+@dataclass(slots=True)
+class NotScored:
+    """An input that produced no score, and why: kept so that nothing disappears silently."""
+
+    kind: str
+    """`unreadable`, `no_answer`, `no_scenario`, `no_run`, `unscored` or `error`."""
+
+    reason: str
+    """One line saying what went wrong."""
+
+    source: str = ""
+    """File (and line) the input came from."""
+
+    run_id: str | None = None
+    scenario_id: str | None = None
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """The aggregate of one evaluation: the content of `_aggregate.json`.
+
+    `totals` always satisfies `scored + unscored + errors + skipped == runs_read`, where
+    `runs_read` counts every run record found plus every input that could not be read.
+    """
+
+    generated_at: str
+    runners: list[str]
+    models: list[str]
+    totals: dict[str, Any]
+    by_scenario_type: dict[str, dict[str, Any]]
+    by_runner_model: dict[str, dict[str, Any]]
+    ops: dict[str, Any]
+    metrics_mean: dict[str, dict[str, float]]
+    """Mean of every numeric detail metric, per scorer, over that scorer's scored runs."""
+    not_scored: dict[str, list[dict[str, Any]]]
+    """Everything read but not scored, by kind, each with its reason."""
+    scenario_problems: list[dict[str, Any]]
+    """Ground-truth inputs that could not be used."""
+    interrupted: bool = False
+    """True when the evaluation stopped early; the figures cover what finished."""
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over scored runs; None when nothing was scored."""
+        rate = self.totals.get("pass_rate")
+        return None if rate is None else float(rate)
+
+    def to_report(self) -> dict[str, Any]:
+        """The aggregate report as a JSON-ready dict."""
+        return {
+            "generated_at": self.generated_at,
+            "interrupted": self.interrupted,
+            "runners": self.runners,
+            "models": self.models,
+            "totals": self.totals,
+            "by_scenario_type": self.by_scenario_type,
+            "by_runner_model": self.by_runner_model,
+            "ops": self.ops,
+            "metrics_mean": self.metrics_mean,
+            "not_scored": self.not_scored,
+            "scenario_problems": self.scenario_problems,
+        }

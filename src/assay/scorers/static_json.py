@@ -1,0 +1,131 @@
+"""`static_json`: deterministic scoring of structured answers against ground truth.
+
+The gold answer and the model's answer are parsed (`assay.answers.parse`), compared key by key
+with lists aligned by content (`assay.answers.compare`), and scored: `passed` is a strict exact
+match of every flattened key, `score` is the F1 of exact keys. `details` holds every metric by
+name and `details["details"]` the per-key records.
+
+Example:
+    >>> from assay.records import Case, Trajectory
+    >>> scorer = static_json()
+    >>> case = Case(id="11", expected_answer="{'energy': 14, 'material': 48}")
+    >>> score = scorer(case, Trajectory(answer='{"energy":14,"material":27}'))
+    >>> score.passed, score.value, score.details["partial_similarity_score"]
+    (False, 0.5, 0.5)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from assay.answers.compare import compare_values, nothing_answered
+from assay.answers.parse import expectation_for, parse_answer, parse_gold
+from assay.answers.rules import AnswerRules, RulesError, parse_rules
+from assay.records import Case, Trajectory
+from assay.results import Score
+from assay.scorers.registry import Scorer, register_scorer
+
+NAME = "static_json"
+
+
+@register_scorer(NAME)
+def static_json(
+    *,
+    list_order: Literal["content", "position"] | None = None,
+    case_insensitive_keys: bool | None = None,
+) -> Scorer:
+    """Build the static_json scorer.
+
+    Args:
+        list_order: `content` (default) pairs list items by content; `position` by index. A
+            scenario's rules may set their own default and per-key rules.
+        case_insensitive_keys: Compare dict keys ignoring case (default: as written).
+    """
+
+    def score(case: Case, run: Trajectory) -> Score:
+        return score_static_json(
+            case, run, list_order=list_order, case_insensitive_keys=case_insensitive_keys
+        )
+
+    return score
+
+
+def score_static_json(
+    case: Case,
+    run: Trajectory,
+    *,
+    list_order: Literal["content", "position"] | None = None,
+    case_insensitive_keys: bool | None = None,
+) -> Score:
+    """Score one run against one case (the body of the `static_json` scorer)."""
+    if not isinstance(run.answer, str):
+        kind = "missing or null" if run.answer is None else f"a {type(run.answer).__name__}"
+        return Score.unscored(
+            NAME, f"run has no answer (answer is {kind})", {"reason": "no_answer"}
+        )
+    if case.expected_answer is None:
+        if case.characteristic_form:
+            return Score.unscored(
+                NAME,
+                "scenario has only a characteristic_form; static_json needs an expected answer "
+                "(score it with a judge)",
+                {"reason": "no_expected_answer"},
+            )
+        return Score.error(
+            NAME, "scenario has no expected answer", {"reason": "no_expected_answer"}
+        )
+    rules_error = case.metadata.get("answer_rules_error")
+    if rules_error:
+        return Score.error(NAME, f"invalid answer rules: {rules_error}", {"reason": "bad_rules"})
+    try:
+        rules = parse_rules(case.answer_rules) if case.answer_rules is not None else AnswerRules()
+    except RulesError as exc:
+        return Score.error(NAME, f"invalid answer rules: {exc}", {"reason": "bad_rules"})
+
+    gold = parse_gold(case.expected_answer)
+    if gold.rejected:
+        return Score.error(
+            NAME, f"ground truth could not be parsed: {gold.error}", {"reason": "bad_ground_truth"}
+        )
+    model = parse_answer(run.answer, expect=expectation_for(gold.value))
+    parse_info: dict[str, Any] = {"gold": gold.method, "model": model.method}
+    if model.error:
+        parse_info["model_error"] = model.error
+    if model.rejected:
+        comparison = nothing_answered(gold.value)
+    else:
+        comparison = compare_values(
+            gold.value,
+            model.value,
+            rules,
+            list_order=list_order,
+            case_insensitive_keys=case_insensitive_keys,
+        )
+    metrics = comparison.metrics()
+    passed = metrics["strict_exact_match_accuracy"] == 1.0
+    details: dict[str, Any] = dict(metrics)
+    details["details"] = [record.to_report() for record in comparison.records]
+    details["parse"] = parse_info
+    if comparison.notes:
+        details["notes"] = comparison.notes
+    return Score.scored(
+        NAME,
+        metrics["f1"],
+        passed=passed,
+        rationale=_rationale(metrics, model.error),
+        details=details,
+    )
+
+
+def _rationale(metrics: dict[str, Any], parse_error: str | None) -> str:
+    exact, gold = metrics["exact_value_matches"], metrics["total_gold_keys"]
+    if metrics["strict_exact_match_accuracy"] == 1.0:
+        return f"all {gold} gold keys match exactly"
+    parts = [f"{exact} of {gold} gold keys exact"]
+    if metrics["missing_keys"]:
+        parts.append(f"{len(metrics['missing_keys'])} missing")
+    if metrics["extra_keys"]:
+        parts.append(f"{len(metrics['extra_keys'])} extra")
+    if parse_error:
+        parts.append(f"answer not parsed as a structure: {parse_error}")
+    return "; ".join(parts)
