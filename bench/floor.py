@@ -13,6 +13,7 @@ one aggregate file into OUT with orjson. No scoring, no id normalisation, no ans
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -37,9 +38,18 @@ def read_scenarios(root: Path) -> dict[str, tuple[bytes, bytes | None]]:
     return scenarios
 
 
+def walk_files(root: Path) -> Iterator[Path]:
+    """Files under `root` in sorted order, holding one directory listing at a time."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            yield base / name
+
+
 def read_runs(root: Path) -> Iterator[tuple[str, Any]]:
     """(source, parsed document) for every run document, streamed; `_FAILED` if it did not parse."""
-    for path in sorted(root.rglob("*")):
+    for path in walk_files(root):
         suffix = path.suffix
         if suffix == ".json":
             try:

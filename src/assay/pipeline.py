@@ -193,7 +193,7 @@ def ops_metrics(run: Trajectory) -> OpsMetrics:
     return OpsMetrics(
         turn_count=len(run.steps),
         tool_call_count=len(names),
-        unique_tools=sorted(set(names)),
+        unique_tools=sorted({name for name in names if name}),
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         duration_ms=run.duration_ms,

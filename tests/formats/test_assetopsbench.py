@@ -403,6 +403,16 @@ def test_directory_walk(tmp_path: Path) -> None:
     assert all(isinstance(item, Trajectory) for item in items)
 
 
+def test_empty_directory_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("no runs here")
+    assert list(iter_input_files(tmp_path)) == []
+    problem = only_problem(list(read_runs(tmp_path)))
+    assert (problem.source, problem.reason) == (
+        str(tmp_path),
+        "no .json or .jsonl files in directory",
+    )
+
+
 def test_a_file_is_its_own_input(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"  # explicit files are read whatever their suffix
     path.write_bytes(orjson.dumps(SDK_RUN))

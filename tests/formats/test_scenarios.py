@@ -138,7 +138,8 @@ def test_hidden_entries_are_skipped(tmp_path: Path) -> None:
     write_json(tmp_path / ".draft.json", [{"id": 2}])
     folder(tmp_path, ".scenario_3", "3")
     cases, problems = load_scenarios([tmp_path])
-    assert (cases, problems) == ({}, [])
+    assert cases == {}
+    assert reasons(problems) == ["no scenario folders or scenario files in directory"]
 
 
 # --- scenario files ------------------------------------------------------------------------

@@ -100,7 +100,8 @@ def read_runs(path: Path) -> Iterator[Trajectory | ReadProblem]:
 
     A `.json` file holds one run object or a list of them; a `.jsonl` file holds one run per
     non-blank line. A file, line or list item that cannot be used becomes a `ReadProblem`
-    and reading carries on with the next one.
+    and reading carries on with the next one. A directory with no run files at all is a
+    problem too.
 
     Args:
         path: A run file or a directory of run files (see `iter_input_files`).
@@ -132,8 +133,8 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
 
     Malformed parts are tolerated rather than rejected: token counts that are not numbers
     count 0 (numeric text like `"12"` is used, booleans are not counts), a tool call without a
-    string name keeps name `""` (see `_tool_call`), turns that are neither objects nor text are
-    dropped.
+    string name is kept with name `""` (it happened, so it counts), turns that are neither
+    objects nor text are dropped.
 
     `usage` is the sum over steps, or the record's own `tokens_in` / `tokens_out` when the
     steps carry none. `duration_ms` is the sum of step durations when any step has one, else
@@ -203,6 +204,9 @@ def _walk_inputs(path: Path) -> Iterator[Path | ReadProblem]:
         )
     found.sort()
     yield from found
+    if not found and not errors:
+        # An empty directory is almost always a wrong path; say so instead of reading nothing.
+        yield ReadProblem(str(path), "no .json or .jsonl files in directory")
     for error in errors:
         yield ReadProblem(
             error.filename or str(path), f"cannot list directory: {_os_reason(error)}"
@@ -331,10 +335,10 @@ def _os_reason(error: OSError) -> str:
 def _steps(trajectory: Any) -> list[Step]:
     if isinstance(trajectory, str):
         # Some harnesses store the trajectory as JSON text inside the record.
-        parsed, reason = parse_json(trajectory.encode("utf-8", "surrogatepass"))
-        if reason is not None:
+        try:
+            trajectory = orjson.loads(trajectory)
+        except orjson.JSONDecodeError:
             return []
-        trajectory = parsed
     if isinstance(trajectory, dict):
         items = trajectory.get("turns")
         if not isinstance(items, list):
@@ -444,8 +448,12 @@ def _args(value: Any) -> dict[str, Any] | str | None:
     if value is None or isinstance(value, dict):
         return value
     if isinstance(value, str):
-        parsed, reason = parse_json(value.encode("utf-8", "surrogatepass"))
-        return parsed if reason is None and isinstance(parsed, dict) else value
+        # Most providers send arguments as JSON text; only an object is an argument mapping.
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+        return parsed if isinstance(parsed, dict) else value
     # A list or a number is not an argument mapping; keep it as its JSON text so it is not lost.
     try:
         return orjson.dumps(value).decode("utf-8")

@@ -162,6 +162,10 @@ def _load_dir(root: Path) -> Iterator[Case | ReadProblem]:
             for name in filenames
             if not name.startswith(".") and name.lower().endswith(_SCENARIO_SUFFIXES)
         )
+    if not entries and not errors:
+        # Most likely a wrong path: say so rather than load nothing without a word.
+        yield ReadProblem(str(root), "no scenario folders or scenario files in directory")
+        return
     entries.sort(key=lambda entry: _natural_key(entry[0]))
     for path, folder_id in entries:
         if folder_id is None:

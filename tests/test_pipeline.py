@@ -1,0 +1,176 @@
+"""The offline pipeline: joining, accounting for every input, and surviving failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from assay.pipeline import EvaluateOptions, evaluate
+from assay.records import Case, Trajectory
+from assay.results import Score
+from assay.scorers import register_scorer
+from assay.scorers.registry import Scorer, UnknownScorerError
+
+
+def write_run(folder: Path, name: str, **fields: Any) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(fields))
+
+
+def write_scenario(root: Path, sid: str, gold: str) -> None:
+    folder = root / f"scenario_{sid}"
+    folder.mkdir(parents=True)
+    (folder / "groundtruth.txt").write_text(gold)
+
+
+def run_eval(tmp_path: Path, **options: Any) -> tuple[Any, Path]:
+    out = tmp_path / "out"
+    summary = evaluate(EvaluateOptions(tmp_path / "runs", (tmp_path / "gt",), out, **options))
+    return summary, out
+
+
+def test_every_input_is_accounted_for(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    for sid in ["1", "2", "3", "4"]:
+        write_scenario(gt, sid, "{'a': 1}")
+    write_run(runs, "1.json", run_id="r1", scenario_id="scenario_1", answer='{"a": 1}')
+    write_run(runs, "2.json", run_id="r2", scenario_id=2.0, answer='{"a": 2}')
+    write_run(runs, "x.json", run_id="r3", scenario_id="3", answer=None)
+    write_run(runs, "9.json", run_id="r9", scenario_id="9", answer="{}")
+    (runs / "bad.json").write_text("{oops")
+    (runs / "more.jsonl").write_text(
+        '{"run_id": "r4", "scenario_id": "1", "answer": "{\\"a\\": 1}"}\nnot json\n'
+    )
+    summary, out = run_eval(tmp_path)
+    totals = summary.totals
+    assert totals["runs_read"] == 7
+    assert (totals["scored"], totals["passed"], totals["unscored"], totals["errors"]) == (
+        3,
+        2,
+        1,
+        0,
+    )
+    assert (totals["unreadable"], totals["no_scenario"], totals["skipped"]) == (2, 1, 3)
+    assert (
+        totals["scored"] + totals["unscored"] + totals["errors"] + totals["skipped"]
+        == totals["runs_read"]
+    )
+    assert [item["scenario_id"] for item in summary.not_scored["no_run"]] == ["4"]
+    aggregate = orjson.loads((out / "_aggregate.json").read_bytes())
+    assert aggregate["totals"] == totals
+    lines = (out / "results.jsonl").read_bytes().splitlines()
+    assert len(lines) == 4  # scored and unscored runs; skipped inputs have no report
+
+
+def test_join_falls_back_to_file_stem_then_run_id(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_scenario(gt, "34", "34")
+    write_scenario(gt, "35", "35")
+    write_run(runs, "34.json", run_id="abc", answer="34")
+    write_run(runs, "named.json", run_id="35", scenario_id="descriptive label", answer="35")
+    summary, _ = run_eval(tmp_path)
+    assert summary.totals["passed"] == 2
+
+
+def test_a_scorer_that_raises_becomes_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
+    @register_scorer("test_explodes_on_b")
+    def explodes() -> Scorer:
+        def score(case: Case, run: Trajectory) -> Score:
+            if run.answer == "b":
+                raise ValueError("boom")
+            return Score.scored("test_explodes_on_b", 1.0, passed=True)
+
+        return score
+
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    for sid in "123":
+        write_scenario(gt, sid, "x")
+    for sid, answer in zip("123", "aba", strict=True):
+        write_run(runs, f"{sid}.json", run_id=sid, answer=answer)
+    summary, out = run_eval(tmp_path, scorer_default="test_explodes_on_b")
+    assert (summary.totals["scored"], summary.totals["errors"]) == (2, 1)
+    assert "ValueError: boom" in summary.not_scored["errors"][0]["reason"]
+    assert orjson.loads((out / "2.json").read_bytes())["score"]["status"] == "error"
+
+
+def test_an_interrupted_run_keeps_what_finished(tmp_path: Path) -> None:
+    @register_scorer("test_interrupts_on_c")
+    def interrupts() -> Scorer:
+        def score(case: Case, run: Trajectory) -> Score:
+            if run.answer == "c":
+                raise KeyboardInterrupt
+            return Score.scored("test_interrupts_on_c", 1.0, passed=True)
+
+        return score
+
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    for sid, answer in zip("123", "abc", strict=True):
+        write_scenario(gt, sid, "x")
+        write_run(runs, f"{sid}.json", run_id=sid, answer=answer)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(tmp_path, scorer_default="test_interrupts_on_c")
+    aggregate = orjson.loads((tmp_path / "out" / "_aggregate.json").read_bytes())
+    assert aggregate["interrupted"] is True
+    assert aggregate["totals"]["scored"] == 2
+    assert len((tmp_path / "out" / "results.jsonl").read_bytes().splitlines()) == 2
+
+
+def test_unknown_default_scorer_fails_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "gt").mkdir()
+    with pytest.raises(UnknownScorerError, match="available"):
+        run_eval(tmp_path, scorer_default="no_such_scorer")
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_per_scenario_scorer_is_an_error_on_that_run(tmp_path: Path) -> None:
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "s.json").write_text(
+        json.dumps(
+            [
+                {"id": "1", "text": "q", "expected_answer": "1", "scoring_method": "mystery"},
+                {"id": "2", "text": "q", "expected_answer": "2"},
+            ]
+        )
+    )
+    write_run(tmp_path / "runs", "1.json", run_id="1", answer="1")
+    write_run(tmp_path / "runs", "2.json", run_id="2", answer="2")
+    summary, _ = run_eval(tmp_path)
+    assert (summary.totals["errors"], summary.totals["passed"]) == (1, 1)
+    assert "mystery" in summary.not_scored["errors"][0]["reason"]
+
+
+def test_ops_metrics_come_from_the_trajectory(tmp_path: Path) -> None:
+    write_scenario(tmp_path / "gt", "1", "1")
+    turns = [
+        {
+            "tool_calls": [{"name": "b", "input": {}}, {"name": "a", "input": {}}],
+            "input_tokens": 1000,
+            "output_tokens": 100,
+            "duration_ms": 10.0,
+        },
+        {
+            "tool_calls": [{"name": "a", "input": {}}],
+            "input_tokens": 2000,
+            "output_tokens": 50,
+            "duration_ms": 5.5,
+        },
+    ]
+    write_run(
+        tmp_path / "runs",
+        "1.json",
+        run_id="1",
+        model="openai/gpt-4.1-mini",
+        answer="1",
+        trajectory={"turns": turns},
+    )
+    _, out = run_eval(tmp_path)
+    ops = orjson.loads((out / "1.json").read_bytes())["ops"]
+    assert ops["turn_count"] == 2 and ops["tool_call_count"] == 3
+    assert ops["unique_tools"] == ["a", "b"]
+    assert (ops["tokens_in"], ops["tokens_out"], ops["duration_ms"]) == (3000, 150, 15.5)
+    assert ops["est_cost_usd"] == pytest.approx(3000 * 0.40 / 1e6 + 150 * 1.60 / 1e6)
