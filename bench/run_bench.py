@@ -91,9 +91,10 @@ def stderr_tail(path: Path, lines: int = 15) -> str:
 class Runner:
     """Runs child processes with stdout/stderr to files, optionally measuring peak RSS."""
 
-    def __init__(self, log_dir: Path, timeout: float) -> None:
+    def __init__(self, log_dir: Path, timeout: float, env: dict[str, str]) -> None:
         self.log_dir = log_dir
         self.timeout = timeout
+        self.env = env
         self.rss_method = self._probe_gnu_time()
 
     def _probe_gnu_time(self) -> str:
@@ -128,7 +129,9 @@ class Runner:
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             start = time.perf_counter()
             try:
-                proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+                proc = subprocess.Popen(
+                    cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env
+                )
             except OSError as exc:
                 return Outcome(0.0, -1, error=f"could not start {cmd[0]}: {exc}")
             if rss and self.rss_method == "wait4":
@@ -175,6 +178,19 @@ class Runner:
         proc.returncode = code  # reaped here; keep Popen from waiting again
         maxrss = usage.ru_maxrss
         return code, (maxrss // 1024 if sys.platform == "darwin" else maxrss)
+
+
+def child_env() -> dict[str, str]:
+    """The environment for measured children: bytecode cached, outside the source tree.
+
+    An installed package has compiled bytecode, so start-up is measured with a bytecode cache:
+    the warm-up run fills one under bench/out/pycache (PYTHONPYCACHEPREFIX), which keeps
+    __pycache__ directories out of src/ even when PYTHONDONTWRITEBYTECODE is set around us.
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(OUT_ROOT / "pycache")
+    return env
 
 
 def ensure_data(runs: int, seed: int) -> Path:
@@ -320,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     small = ensure_data(args.runs, args.seed)
     big = ensure_data(args.big_runs, args.seed) if args.big_runs > 0 else None
     OUT_ROOT.mkdir(parents=True, exist_ok=True)
-    runner = Runner(fresh_dir(OUT_ROOT / "logs"), args.timeout)
+    runner = Runner(fresh_dir(OUT_ROOT / "logs"), args.timeout, child_env())
     missing = None if assay.exists() else f"assay console script not found at {assay}"
     if missing:
         missing += " (install the project into this venv: pip install -e .)"

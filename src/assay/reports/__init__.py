@@ -1,0 +1,1 @@
+"""Reports: aggregate statistics and projections of scored results."""

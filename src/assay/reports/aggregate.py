@@ -1,0 +1,190 @@
+"""Builds the run summary (`_aggregate.json`) from results, one result at a time."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from assay.results import CaseResult, NotScored, RunSummary, ScoreStatus
+
+
+class _Group:
+    __slots__ = ("errors", "passed", "score_sum", "scored", "unscored")
+
+    def __init__(self) -> None:
+        self.scored = self.passed = self.unscored = self.errors = 0
+        self.score_sum = 0.0
+
+    def add(self, result: CaseResult) -> None:
+        score = result.score
+        if score.status is ScoreStatus.SCORED:
+            self.scored += 1
+            self.passed += bool(score.passed)
+            self.score_sum += score.value or 0.0
+        elif score.status is ScoreStatus.UNSCORED:
+            self.unscored += 1
+        else:
+            self.errors += 1
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "scored": self.scored,
+            "passed": self.passed,
+            "pass_rate": self.passed / self.scored if self.scored else None,
+            "mean_score": self.score_sum / self.scored if self.scored else None,
+            "unscored": self.unscored,
+            "errors": self.errors,
+        }
+
+
+class SummaryBuilder:
+    """Accumulates results as they stream past; memory grows only with what is not scored.
+
+    Example:
+        >>> builder = SummaryBuilder()
+        >>> builder.add_not_scored(NotScored("unreadable", "invalid JSON", source="x.json"))
+        >>> builder.finish().totals["skipped"]
+        1
+    """
+
+    def __init__(self) -> None:
+        self._runners: set[str] = set()
+        self._models: set[str] = set()
+        self._status: Counter[str] = Counter()
+        self._passed = 0
+        self._by_type: dict[str, _Group] = {}
+        self._by_runner_model: dict[str, _Group] = {}
+        self._metric_sums: dict[str, dict[str, float]] = {}
+        self._metric_counts: Counter[str] = Counter()
+        self._durations: list[float] = []
+        self._ops = {
+            "turns_total": 0,
+            "tool_calls_total": 0,
+            "tokens_in_total": 0,
+            "tokens_out_total": 0,
+        }
+        self._cost_total: float | None = None
+        self._not_scored: dict[str, list[dict[str, Any]]] = {
+            "unscored": [],
+            "errors": [],
+            "unreadable": [],
+            "no_scenario": [],
+            "no_run": [],
+        }
+        self._scenarios_loaded = 0
+        self._no_answer = 0
+
+    def add_result(self, result: CaseResult) -> None:
+        """Count one scored, unscored or errored run."""
+        score = result.score
+        self._status[score.status.value] += 1
+        if result.runner:
+            self._runners.add(result.runner)
+        if result.model:
+            self._models.add(result.model)
+        self._by_type.setdefault(result.scenario_type or "(none)", _Group()).add(result)
+        key = f"{result.runner or '(unknown runner)'} | {result.model or '(unknown model)'}"
+        self._by_runner_model.setdefault(key, _Group()).add(result)
+        if score.status is ScoreStatus.SCORED:
+            self._passed += bool(score.passed)
+            sums = self._metric_sums.setdefault(score.scorer, {})
+            self._metric_counts[score.scorer] += 1
+            for name, value in score.details.items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    sums[name] = sums.get(name, 0.0) + value
+        else:
+            kind = "unscored" if score.status is ScoreStatus.UNSCORED else "errors"
+            self._no_answer += score.details.get("reason") == "no_answer"
+            self._not_scored[kind].append(
+                {
+                    "run_id": result.run_id,
+                    "scenario_id": result.scenario_id,
+                    "source": result.source,
+                    "scorer": score.scorer,
+                    "reason": score.rationale,
+                    "report_file": result.report_file,
+                }
+            )
+        ops = result.ops
+        self._ops["turns_total"] += ops.turn_count
+        self._ops["tool_calls_total"] += ops.tool_call_count
+        self._ops["tokens_in_total"] += ops.tokens_in
+        self._ops["tokens_out_total"] += ops.tokens_out
+        if ops.duration_ms is not None:
+            self._durations.append(ops.duration_ms)
+        if ops.est_cost_usd is not None:
+            self._cost_total = (self._cost_total or 0.0) + ops.est_cost_usd
+
+    def add_not_scored(self, item: NotScored) -> None:
+        """Count an input that produced no result: unreadable, no scenario, or no run."""
+        self._not_scored[item.kind].append(
+            {
+                "run_id": item.run_id,
+                "scenario_id": item.scenario_id,
+                "source": item.source,
+                "reason": item.reason,
+            }
+        )
+
+    def set_scenarios_loaded(self, count: int) -> None:
+        """How many scenarios the ground truth held."""
+        self._scenarios_loaded = count
+
+    def finish(
+        self, scenario_problems: list[dict[str, Any]] | None = None, *, interrupted: bool = False
+    ) -> RunSummary:
+        """The summary of everything added so far."""
+        scored = self._status[ScoreStatus.SCORED.value]
+        unscored = self._status[ScoreStatus.UNSCORED.value]
+        errors = self._status[ScoreStatus.ERROR.value]
+        unreadable = len(self._not_scored["unreadable"])
+        no_scenario = len(self._not_scored["no_scenario"])
+        skipped = unreadable + no_scenario
+        totals = {
+            "runs_read": scored + unscored + errors + skipped,
+            "scored": scored,
+            "passed": self._passed,
+            "failed": scored - self._passed,
+            "pass_rate": self._passed / scored if scored else None,
+            "unscored": unscored,
+            "no_answer": self._no_answer,
+            "errors": errors,
+            "skipped": skipped,
+            "unreadable": unreadable,
+            "no_scenario": no_scenario,
+            "scenarios_loaded": self._scenarios_loaded,
+            "scenarios_without_runs": len(self._not_scored["no_run"]),
+        }
+        ops: dict[str, Any] = dict(self._ops)
+        ops["duration_ms_p50"] = _percentile(self._durations, 50)
+        ops["duration_ms_p95"] = _percentile(self._durations, 95)
+        ops["est_cost_usd_total"] = (
+            round(self._cost_total, 6) if self._cost_total is not None else None
+        )
+        means = {
+            scorer: {name: total / self._metric_counts[scorer] for name, total in sums.items()}
+            for scorer, sums in self._metric_sums.items()
+        }
+        return RunSummary(
+            generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            runners=sorted(self._runners),
+            models=sorted(self._models),
+            totals=totals,
+            by_scenario_type={k: g.report() for k, g in sorted(self._by_type.items())},
+            by_runner_model={k: g.report() for k, g in sorted(self._by_runner_model.items())},
+            ops=ops,
+            metrics_mean=means,
+            not_scored=self._not_scored,
+            scenario_problems=scenario_problems or [],
+            interrupted=interrupted,
+        )
+
+
+def _percentile(values: list[float], pct: int) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return float(values[0])
+    return float(statistics.quantiles(values, n=100, method="inclusive")[pct - 1])

@@ -1,0 +1,115 @@
+"""Console output of `assay evaluate`: a progress bar while it runs, a summary table at the end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from assay.results import RunSummary
+
+_REASON_LIMIT = 10
+"""Without -v, how many not-scored inputs are listed before "… and N more"."""
+
+
+class Progress:
+    """A rich progress counter on stderr, or nothing when disabled (not a terminal, -q)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self._enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self._enabled:
+            from rich.console import Console
+            from rich.progress import (
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
+            self._progress = RichProgress(
+                SpinnerColumn(),
+                TextColumn("scoring runs"),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._progress.__enter__()
+            self._task = self._progress.add_task("runs", total=None)
+        return self
+
+    def advance(self, _: object = None) -> None:
+        """Count one more input handled."""
+        if self._progress is not None:
+            self._progress.advance(self._task)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, traceback)
+
+
+def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = False) -> None:
+    """Print the summary table and what was not scored."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    totals = summary.totals
+    table = Table(title="assay evaluate", show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rate = totals["pass_rate"]
+    table.add_row("runs read", str(totals["runs_read"]))
+    table.add_row("scored", str(totals["scored"]))
+    table.add_row("  passed", str(totals["passed"]))
+    table.add_row("  failed", str(totals["failed"]))
+    table.add_row("pass rate (of scored)", "n/a" if rate is None else f"{rate:.1%}")
+    table.add_row(
+        "unscored",
+        f"{totals['unscored']}"
+        + (f" ({totals['no_answer']} without an answer)" if totals["no_answer"] else ""),
+    )
+    table.add_row("errors", str(totals["errors"]))
+    table.add_row("skipped: unreadable", str(totals["unreadable"]))
+    table.add_row("skipped: no scenario", str(totals["no_scenario"]))
+    table.add_row("scenarios without runs", str(totals["scenarios_without_runs"]))
+    if summary.scenario_problems:
+        table.add_row("ground-truth problems", str(len(summary.scenario_problems)))
+    console.print(table)
+
+    if len(summary.by_runner_model) > 1:
+        breakdown = Table(title="by runner | model", title_justify="left")
+        for column in ("runner | model", "scored", "passed", "pass rate", "mean score"):
+            breakdown.add_column(column, justify="left" if column == "runner | model" else "right")
+        for key, group in summary.by_runner_model.items():
+            breakdown.add_row(
+                key,
+                str(group["scored"]),
+                str(group["passed"]),
+                "n/a" if group["pass_rate"] is None else f"{group['pass_rate']:.1%}",
+                "n/a" if group["mean_score"] is None else f"{group['mean_score']:.3f}",
+            )
+        console.print(breakdown)
+
+    problems = [(kind, item) for kind, items in summary.not_scored.items() for item in items] + [
+        ("ground truth", item) for item in summary.scenario_problems
+    ]
+    if problems:
+        shown = problems if verbose else problems[:_REASON_LIMIT]
+        console.print("[bold]not scored[/bold]")
+        for kind, item in shown:
+            where = item.get("source") or item.get("scenario_id") or ""
+            console.print(f"  {kind:<13} {where}: {item['reason']}", markup=False, highlight=False)
+        if len(shown) < len(problems):
+            console.print(f"  … and {len(problems) - len(shown)} more (-v lists all)")
+    console.print(f"reports: {reports_dir}", markup=False)

@@ -1,0 +1,83 @@
+"""The canonical JSON reports: one file per run, `results.jsonl`, and `_aggregate.json`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import orjson
+
+from assay.reports.files import ReportNames, inside, write_atomic
+from assay.results import CaseResult, RunSummary
+
+AGGREGATE_FILE = "_aggregate.json"
+RESULTS_FILE = "results.jsonl"
+_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+
+class ReportWriter:
+    """Writes reports into one directory as results arrive.
+
+    Per-run reports and the aggregate are written atomically; `results.jsonl` gets one line per
+    run, flushed as it is written, so a crash keeps every line already written.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory.resolve()
+        self._names = ReportNames()
+        self._lines: IO[bytes] | None = None
+
+    def __enter__(self) -> ReportWriter:
+        self._lines = inside(self.directory, RESULTS_FILE).open("wb")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._lines is not None:
+            self._lines.close()
+            self._lines = None
+
+    def write(self, result: CaseResult) -> None:
+        """Write the per-run report and its `results.jsonl` line."""
+        result.report_file = f"{self._names.allocate(result.run_id or result.scenario_id)}.json"
+        report = result.to_report()
+        report["report_file"] = result.report_file
+        write_atomic(inside(self.directory, result.report_file), _dumps(report))
+        if self._lines is not None:
+            details = report["score"]["details"]
+            if "details" in details:  # per-key records stay in the per-run file
+                report["score"] = dict(
+                    report["score"], details={k: v for k, v in details.items() if k != "details"}
+                )
+            self._lines.write(_dumps(report) + b"\n")
+            self._lines.flush()
+
+    def write_summary(self, summary: RunSummary) -> None:
+        """Write `_aggregate.json`."""
+        data = orjson.dumps(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
+        write_atomic(inside(self.directory, AGGREGATE_FILE), data)
+
+
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, option=_OPTIONS)
+    except TypeError:
+        # A value orjson cannot write (an int beyond 64 bits, an odd object) must not lose the
+        # report: write such values as strings instead.
+        return orjson.dumps(_jsonable(value), option=_OPTIONS, default=str)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value

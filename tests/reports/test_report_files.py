@@ -1,0 +1,49 @@
+"""Report file names and atomic writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.reports.files import ReportNames, inside, write_atomic
+
+
+@pytest.mark.parametrize(
+    ("wanted", "expected"),
+    [
+        ("11", "11"),
+        ("../../x", "x"),
+        ("a/b", "a_b"),
+        ("..", "run"),
+        ("", "run"),
+        (None, "run"),
+        ("_aggregate", "aggregate"),
+        ("results", "results-2"),
+        ("CON", "run-CON"),
+        ("x" * 500, "x" * 120),
+        ("run id with spaces\n", "run_id_with_spaces"),
+    ],
+)
+def test_names_are_sanitised(wanted: str | None, expected: str) -> None:
+    assert ReportNames().allocate(wanted) == expected
+
+
+def test_names_are_unique_case_insensitively() -> None:
+    names = ReportNames()
+    assert [names.allocate(n) for n in ["a", "A", "a", "a-2"]] == ["a", "A-2", "a-3", "a-2-2"]
+
+
+def test_inside_refuses_escaping_names(tmp_path: Path) -> None:
+    for bad in ["../x.json", "a/b.json", "..", ""]:
+        with pytest.raises(ValueError, match="refusing"):
+            inside(tmp_path, bad)
+    assert inside(tmp_path, "ok.json") == tmp_path / "ok.json"
+
+
+def test_write_atomic_replaces_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    write_atomic(target, b"one")
+    write_atomic(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
