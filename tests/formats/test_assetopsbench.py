@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.formats import ReadProblem, iter_input_files, read_runs, trajectory_from_record
@@ -486,7 +486,7 @@ def test_trajectory_from_record_never_raises(record: dict[str, Any]) -> None:
     assert all(isinstance(name, str) for name in run.tool_names())
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+@settings(max_examples=200)
 @given(
     content=st.one_of(st.binary(max_size=200), _json.map(orjson.dumps)),
     suffix=st.sampled_from([".json", ".jsonl"]),
