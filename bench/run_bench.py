@@ -8,15 +8,17 @@ measures, in one go and each as a separate subprocess run with this interpreter 
 ``assay`` console script next to it:
 
 - wall time of ``floor.py`` and of ``assay evaluate`` on the small set (best and median of
-  ``--repeat`` runs each, after one untimed warm-up run each, a fresh empty reports directory
-  every time), and their ratio;
+  ``--repeat`` runs each, after one untimed warm-up run each, the two taking turns, a fresh
+  empty reports directory every time), and their ratio;
 - wall time of ``assay --help`` (best and median of ``--help-repeat`` runs);
-- peak RSS of ``assay evaluate`` on the small and on the big set, and their ratio.
+- peak RSS of ``assay evaluate`` on the small and on the big set, and their ratio (the floor's
+  peak RSS is shown for reference).
 
 Prints a Markdown table with targets and PASS/MISS; ``--write`` appends it, dated, to
-bench/README.md under "Results". A command that fails is reported with the tail of its stderr
-rather than crashing the benchmark. Exit status: 0 all targets met, 1 a target missed,
-2 a measurement failed.
+bench/README.md under "Results". A command that fails (``assay evaluate`` exiting with 2 or
+more, any traceback on stderr, or an empty reports directory) is reported as ERROR with the tail
+of its stderr rather than crashing the benchmark. Exit status: 0 all targets met, 1 a target
+missed, 2 a measurement failed. See bench/README.md for the method.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from generate import GENERATOR_VERSION
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 DATA_ROOT = BENCH / "data"
-OUT_ROOT = BENCH / "out"
+DEFAULT_OUT_ROOT = BENCH / "out"
 README = BENCH / "README.md"
 GNU_TIME = Path("/usr/bin/time")
 
@@ -180,16 +182,16 @@ class Runner:
         return code, (maxrss // 1024 if sys.platform == "darwin" else maxrss)
 
 
-def child_env() -> dict[str, str]:
+def child_env(out_root: Path) -> dict[str, str]:
     """The environment for measured children: bytecode cached, outside the source tree.
 
     An installed package has compiled bytecode, so start-up is measured with a bytecode cache:
-    the warm-up run fills one under bench/out/pycache (PYTHONPYCACHEPREFIX), which keeps
+    the warm-up run fills one under <out-root>/pycache (PYTHONPYCACHEPREFIX), which keeps
     __pycache__ directories out of src/ even when PYTHONDONTWRITEBYTECODE is set around us.
     """
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(OUT_ROOT / "pycache")
+    env["PYTHONPYCACHEPREFIX"] = str(out_root / "pycache")
     return env
 
 
@@ -327,6 +329,13 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(sys.executable).parent / "assay",
         help="assay console script (default: the one next to this interpreter)",
     )
+    parser.add_argument(
+        "--out-root",
+        type=Path,
+        default=DEFAULT_OUT_ROOT,
+        help="where reports, logs and the bytecode cache go (default bench/out; a tmpfs such "
+        "as /dev/shm/assay-bench takes disk writes out of the timings)",
+    )
     parser.add_argument("--write", action="store_true", help="append the results to README.md")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.help_repeat < 1:
@@ -335,8 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     assay: Path = args.assay
     small = ensure_data(args.runs, args.seed)
     big = ensure_data(args.big_runs, args.seed) if args.big_runs > 0 else None
-    OUT_ROOT.mkdir(parents=True, exist_ok=True)
-    runner = Runner(fresh_dir(OUT_ROOT / "logs"), args.timeout, child_env())
+    out_root: Path = args.out_root.resolve()
+    out_root.mkdir(parents=True, exist_ok=True)
+    runner = Runner(fresh_dir(out_root / "logs"), args.timeout, child_env(out_root))
     missing = None if assay.exists() else f"assay console script not found at {assay}"
     if missing:
         missing += " (install the project into this venv: pip install -e .)"
@@ -353,8 +363,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1. Wall time: floor vs assay evaluate on the small set.
     print(f"timing floor.py and assay evaluate on {n} runs ...", flush=True)
-    floor_out = OUT_ROOT / "floor"
-    eval_out = OUT_ROOT / "assay"
+    floor_out = out_root / "floor"
+    eval_out = out_root / "assay"
     floor = Series("floor")
     evaluate = Series("assay", error=missing)
     jobs = [Job(floor, floor_cmd(small, floor_out), floor_out)]
@@ -401,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     sets = [(args.runs, small)] + ([(args.big_runs, big)] if big is not None else [])
     for runs, data in sets:
         print(f"measuring peak RSS on {runs:,} runs ...", flush=True)
-        out = fresh_dir(OUT_ROOT / f"floor_rss_{runs}")
+        out = fresh_dir(out_root / f"floor_rss_{runs}")
         outcome = runner.run(floor_cmd(data, out), rss=True, check=reports_check(out))
         label = f"floor.py peak RSS / wall time, {runs:,} runs (single run)"
         if outcome.error or outcome.rss_kib is None:
@@ -413,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             error_row(label, missing)
             continue
-        out = fresh_dir(OUT_ROOT / f"assay_rss_{runs}")
+        out = fresh_dir(out_root / f"assay_rss_{runs}")
         outcome = runner.run(
             evaluate_cmd(assay, data, out), ok_codes=ok_eval, rss=True, check=reports_check(out)
         )
@@ -438,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     env = (
         f"commit {git_commit()}, Python {platform.python_version()}, "
         f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"data seed {args.seed}, peak RSS via {runner.rss_method}"
+        f"data seed {args.seed}, reports under {out_root}, peak RSS via {runner.rss_method}"
     )
     lines = [
         f"### {stamp}",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.formats import ReadProblem, load_scenarios, read_runs, scenario_key
+from assay.formats import ReadProblem, ScenarioIndex, index_scenarios, read_runs, scenario_key
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.json_report import ReportWriter
@@ -65,15 +65,15 @@ def evaluate(
     """
     scorers = _Scorers(options.scorer_options)
     scorers.get(options.scorer_default)  # fail fast on a typo, before reading anything
-    cases, problems = load_scenarios(list(options.scenarios))
+    scenarios = index_scenarios(list(options.scenarios))
     builder = SummaryBuilder()
-    builder.set_scenarios_loaded(len(cases))
-    answered: set[str] = set()
+    builder.set_scenarios_loaded(len(scenarios))
+    unanswered = set(scenarios.keys())  # shares the index's key strings: no copy per scenario
     interrupted = True
     with ReportWriter(options.reports_dir) as writer:
         try:
             for item in read_runs(options.trajectories):
-                outcome = _score_item(item, cases, scorers, options.scorer_default, answered)
+                outcome = _score_item(item, scenarios, scorers, options.scorer_default, unanswered)
                 if isinstance(outcome, CaseResult):
                     writer.write(outcome)
                     builder.add_result(outcome)
@@ -81,20 +81,20 @@ def evaluate(
                     builder.add_not_scored(outcome)
                 if on_result is not None:
                     on_result(outcome)
-            for key, case in cases.items():
-                if key not in answered:
+            for key in scenarios:
+                if key in unanswered:
                     builder.add_not_scored(
                         NotScored(
                             "no_run",
                             "no run answered this scenario",
-                            source=case.source,
-                            scenario_id=case.id,
+                            source=scenarios.source(key),
+                            scenario_id=scenarios.case_id(key),
                         )
                     )
             interrupted = False
         finally:
             summary = builder.finish(
-                [{"source": p.source, "reason": p.reason} for p in problems],
+                [{"source": p.source, "reason": p.reason} for p in scenarios.problems],
                 interrupted=interrupted,
             )
             writer.write_summary(summary)
@@ -135,14 +135,14 @@ class _Scorers:
 
 def _score_item(
     item: Trajectory | ReadProblem,
-    cases: Mapping[str, Case],
+    scenarios: ScenarioIndex,
     scorers: _Scorers,
     default: str,
-    answered: set[str],
+    unanswered: set[str],
 ) -> CaseResult | NotScored:
     if isinstance(item, ReadProblem):
         return NotScored("unreadable", item.reason, source=item.source)
-    key = _join_key(item, cases)
+    key = _join_key(item, scenarios)
     if key is None:
         tried = ", ".join(repr(k) for k in _candidate_ids(item)) or "none"
         return NotScored(
@@ -152,9 +152,15 @@ def _score_item(
             run_id=item.run_id,
             scenario_id=item.scenario_id,
         )
-    answered.add(key)
-    case = cases[key]
-    score = scorers.score(case.scoring_method or default, case, item)
+    unanswered.discard(key)
+    case = scenarios.get(key)
+    if isinstance(case, ReadProblem):
+        score = Score.error(
+            default, f"ground truth unusable: {case.reason}", {"reason": "bad_ground_truth"}
+        )
+        case = Case(id=scenarios.case_id(key), source=case.source)
+    else:
+        score = scorers.score(case.scoring_method or default, case, item)
     return CaseResult(
         scenario_id=case.id,
         run_id=item.run_id,
@@ -178,10 +184,10 @@ def _candidate_ids(run: Trajectory) -> list[str]:
     return list(dict.fromkeys(c for c in candidates if c))
 
 
-def _join_key(run: Trajectory, cases: Mapping[str, Case]) -> str | None:
+def _join_key(run: Trajectory, scenarios: ScenarioIndex) -> str | None:
     for candidate in _candidate_ids(run):
         key = scenario_key(candidate)
-        if key is not None and key in cases:
+        if key is not None and key in scenarios:
             return key
     return None
 

@@ -38,7 +38,7 @@ def test_inside_refuses_escaping_names(tmp_path: Path) -> None:
     for bad in ["../x.json", "a/b.json", "..", ""]:
         with pytest.raises(ValueError, match="refusing"):
             inside(tmp_path, bad)
-    assert inside(tmp_path, "ok.json") == tmp_path / "ok.json"
+    assert inside(tmp_path, "ok.json") == str(tmp_path / "ok.json")
 
 
 def test_write_atomic_replaces_and_leaves_no_temporary(tmp_path: Path) -> None:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+import orjson
+
 from assay.answers._assign import max_weight_assignment
 from assay.answers.normalize import NormalForm, normal_form, similarity_of_forms
 from assay.answers.rules import AnswerRules, KeyRule
@@ -256,10 +258,10 @@ class _Comparer:
             # partner is the best any item can get), and it keeps long lists cheap.
             by_token: dict[Any, list[int]] = {}
             for j, item in enumerate(model):
-                by_token.setdefault(self._token(item), []).append(j)
+                by_token.setdefault(_identity(item), []).append(j)
             rest_gold = []
             for i, item in enumerate(gold):
-                bucket = by_token.get(self._token(item))
+                bucket = by_token.get(_identity(item))
                 if bucket:
                     pairs.append((i, bucket.pop(0)))
                 else:
@@ -358,20 +360,19 @@ class _Comparer:
     def _leaves(
         self, gold: Any, model: Any, path: str, model_path: str, out: list[KeyComparison]
     ) -> None:
-        gold_leaves = _flatten(gold, path)
-        model_leaves = dict(
-            zip((p for p, _ in _flatten(model, path)), _flatten(model, model_path), strict=True)
-        )
-        for key, gold_value in gold_leaves:
-            found = model_leaves.pop(key, None)
-            if found is None:
-                out.append(_absent(key, gold_value, in_gold=True))
+        if not _is_container(gold) and not _is_container(model):  # the common case: two scalars
+            out.append(self._leaf(path, model_path, gold, model))
+            return
+        model_leaves = dict(_flatten(model))
+        for suffix, gold_value in _flatten(gold):
+            if suffix in model_leaves:
+                model_value = model_leaves.pop(suffix)
+                out.append(self._leaf(path + suffix, model_path + suffix, gold_value, model_value))
             else:
-                own_path, model_value = found
-                out.append(self._leaf(key, own_path, gold_value, model_value))
-        for key, (own_path, model_value) in model_leaves.items():
-            record = _absent(key, model_value, in_gold=False)
-            record.model_key = own_path
+                out.append(_absent(path + suffix, gold_value, in_gold=True))
+        for suffix, model_value in model_leaves.items():
+            record = _absent(path + suffix, model_value, in_gold=False)
+            record.model_key = model_path + suffix
             out.append(record)
 
     def _leaf(self, path: str, model_path: str, gold: Any, model: Any) -> KeyComparison:
@@ -388,14 +389,36 @@ class _Comparer:
         return KeyComparison(path, gold, model, False, kind, score, model_key=model_path)
 
 
-def _flatten(value: Any, path: str) -> list[tuple[str, Any]]:
-    """Leaves of a value as (path, value); empty dicts and lists are leaves themselves."""
+_IDENTITY_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+def _identity(value: Any) -> Any:
+    """A cheap key shared by identical values (serialised in C); equal values that are written
+    differently ("14" and 14) get different keys and are paired by the assignment instead."""
+    if not isinstance(value, dict | list | tuple):
+        return value if not isinstance(value, float | int) else (type(value), value)
+    try:
+        return orjson.dumps(value, option=_IDENTITY_OPTIONS)
+    except TypeError:  # beyond what orjson writes (huge ints): fall back to the value's repr
+        return repr(value)
+
+
+def _is_container(value: Any) -> bool:
+    """A non-empty dict or list: something with keys below it (empty ones are leaves)."""
+    return isinstance(value, dict | list | tuple) and bool(value)
+
+
+def _flatten(value: Any) -> list[tuple[str, Any]]:
+    """Leaves of a value as (path suffix, value): `.a`, `[0].b`, or `` for a scalar.
+
+    Empty dicts and lists are leaves themselves.
+    """
     out: list[tuple[str, Any]] = []
-    stack = [(path, value)]
+    stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         current, item = stack.pop()
         if isinstance(item, dict) and item:
-            stack.extend((f"{current}.{k}", v) for k, v in reversed(list(item.items())))
+            stack.extend((f"{current}.{k}", v) for k, v in reversed(item.items()))
         elif isinstance(item, _SEQUENCE) and item:
             stack.extend((f"{current}[{i}]", v) for i, v in reversed(list(enumerate(item))))
         else:
@@ -410,16 +433,14 @@ def _absent(key: str, value: Any, *, in_gold: bool) -> KeyComparison:
 
 
 def _missing(value: Any, path: str) -> list[KeyComparison]:
-    return [_absent(key, leaf, in_gold=True) for key, leaf in _flatten(value, path)]
+    return [_absent(path + suffix, leaf, in_gold=True) for suffix, leaf in _flatten(value)]
 
 
 def _extra(value: Any, path: str, model_path: str) -> list[KeyComparison]:
     records = []
-    for (key, leaf), (own, _) in zip(
-        _flatten(value, path), _flatten(value, model_path), strict=True
-    ):
-        record = _absent(key, leaf, in_gold=False)
-        record.model_key = own
+    for suffix, leaf in _flatten(value):
+        record = _absent(path + suffix, leaf, in_gold=False)
+        record.model_key = model_path + suffix
         records.append(record)
     return records
 
@@ -467,6 +488,8 @@ def _lenient(value: Any, form: NormalForm) -> NormalForm:
 
 def _reportable(value: Any) -> Any:
     """Values orjson can write: ints beyond 64 bits become strings, tuples become lists."""
+    if value is None or type(value) in (str, float, bool):
+        return value
     if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
         return str(value)
     if isinstance(value, list | tuple):

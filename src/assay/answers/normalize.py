@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 NormalForm = tuple[Any, ...]
@@ -35,6 +36,7 @@ _NUMERIC = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _NULL: NormalForm = ("null",)
 _MAX_SIMILARITY_CHARS = 1000
 _NEARLY_EXACT = 0.99
+_CACHED_CHARS = 200
 
 
 def normal_form(value: Any) -> NormalForm:
@@ -46,14 +48,7 @@ def normal_form(value: Any) -> NormalForm:
     if isinstance(value, int | float):
         return _number(value)
     if isinstance(value, str):
-        text = " ".join(value.split()).casefold()
-        if text in ("true", "false"):
-            return ("bool", text == "true")
-        if text in ("none", "null"):
-            return _NULL
-        if len(text) <= 300 and _NUMERIC.fullmatch(text):
-            return _number(float(text) if any(c in text for c in ".eE") else int(text))
-        return ("str", text)
+        return _text_form(value) if len(value) <= _CACHED_CHARS else _text_form.__wrapped__(value)
     if isinstance(value, dict):
         return ("dict",) if not value else ("repr", repr(value))
     if isinstance(value, list | tuple):
@@ -61,6 +56,21 @@ def normal_form(value: Any) -> NormalForm:
     return ("repr", repr(value))
 
 
+@lru_cache(maxsize=1 << 16)
+def _text_form(value: str) -> NormalForm:
+    # Cached: list alignment compares every gold item with every model item, so the same
+    # strings are normalised many times over.
+    text = " ".join(value.split()).casefold()
+    if text in ("true", "false"):
+        return ("bool", text == "true")
+    if text in ("none", "null"):
+        return _NULL
+    if len(text) <= 300 and _NUMERIC.fullmatch(text):
+        return _number(float(text) if any(c in text for c in ".eE") else int(text))
+    return ("str", text)
+
+
+@lru_cache(maxsize=1 << 16)
 def _number(value: int | float) -> NormalForm:
     try:
         as_float = float(value)

@@ -145,8 +145,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if not args.quiet:
         print_summary(summary, args.reports_dir, verbose=args.verbose)
-    if summary.totals["runs_read"] == 0:
-        _error(f"found no runs (*.json or *.jsonl) under {args.trajectories}")
+    totals = summary.totals
+    if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
+        _error(f"no runs found (no readable *.json or *.jsonl) under {args.trajectories}")
         return ExitCode.INPUT_ERROR
     if args.fail_under is not None:
         rate = summary.pass_rate

@@ -7,10 +7,12 @@ from assay.formats.assetopsbench import (
     trajectory_from_record,
 )
 from assay.formats.ids import scenario_key
-from assay.formats.scenarios import load_scenarios
+from assay.formats.scenarios import ScenarioIndex, index_scenarios, load_scenarios
 
 __all__ = [
     "ReadProblem",
+    "ScenarioIndex",
+    "index_scenarios",
     "iter_input_files",
     "load_scenarios",
     "read_runs",

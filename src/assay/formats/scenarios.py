@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, KeysView, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from assay.formats.assetopsbench import (
 from assay.formats.ids import scenario_key
 from assay.records import Case
 
-__all__ = ["load_scenarios"]
+__all__ = ["ScenarioIndex", "index_scenarios", "load_scenarios"]
 
 _SCENARIO_SUFFIXES = (".json", ".jsonl")
 _FOLDER_PREFIXES = ("scenario_", "scenario-")
@@ -69,6 +70,114 @@ _CASE_FIELDS = frozenset(
 _DIGITS = re.compile(r"(\d+)")
 
 
+class ScenarioIndex:
+    """Ground-truth cases by join key; scenario folders are read only when a run needs them.
+
+    Indexing a folder tree costs a directory walk and one `stat` per scenario folder; the
+    folder's files are read on first use (and a few recent ones kept), so memory does not grow
+    with the number of scenarios. Cases from JSON/JSONL scenario files are held as loaded.
+
+    Example:
+        >>> index = index_scenarios([Path("examples/scenarios")])  # doctest: +SKIP
+        >>> index.get("11").expected_answer  # doctest: +SKIP
+        "{'energy': 14, 'material': 48}"
+    """
+
+    _RECENT = 64
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Case | _Folder] = {}
+        self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
+        self.problems: list[ReadProblem] = []
+        """Problems found while indexing (and, as they are met, while loading folders)."""
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def keys(self) -> KeysView[str]:
+        """Every join key, in load order."""
+        return self._entries.keys()
+
+    def source(self, key: str) -> str:
+        """Where the scenario `key` comes from."""
+        entry = self._entries[key]
+        return entry.source if isinstance(entry, Case) else entry.path
+
+    def case_id(self, key: str) -> str:
+        """The scenario's id as written (the folder name's id, or the file's `id`)."""
+        entry = self._entries[key]
+        return entry.id if isinstance(entry, Case) else entry.folder_id
+
+    def get(self, key: str) -> Case | ReadProblem:
+        """The case for `key`, reading its folder if needed; a ReadProblem if it is unusable.
+
+        Raises:
+            KeyError: no scenario has that key.
+        """
+        entry = self._entries[key]
+        if isinstance(entry, Case):
+            return entry
+        loaded = self._recent.get(key)
+        if loaded is None:
+            loaded = _load_folder(Path(entry.path), entry.folder_id, self.problems)
+            self._recent[key] = loaded
+            if len(self._recent) > self._RECENT:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(key)
+        return loaded
+
+    def _add(self, key: str, entry: Case | _Folder) -> None:
+        first = self._entries.get(key)
+        if first is None:
+            self._entries[key] = entry
+            return
+        name = entry.id if isinstance(entry, Case) else entry.folder_id
+        where = entry.source if isinstance(entry, Case) else entry.path
+        self.problems.append(
+            ReadProblem(
+                where,
+                f"duplicate scenario id {name!r} (key {key!r}): already loaded "
+                f"from {self.source(key)}; this one is ignored",
+            )
+        )
+
+
+class _Folder:
+    """A scenario folder not read yet."""
+
+    __slots__ = ("folder_id", "path")
+
+    def __init__(self, path: str, folder_id: str) -> None:
+        self.path = path
+        self.folder_id = folder_id
+
+
+def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
+    """Index ground truth from scenario folders and scenario files (folders read lazily).
+
+    Paths are handled as `load_scenarios` describes; problems go to `index.problems`.
+    """
+    index = ScenarioIndex()
+    for path in paths:
+        for item in _load_path(Path(path)):
+            if isinstance(item, ReadProblem):
+                index.problems.append(item)
+                continue
+            key = scenario_key(item.id if isinstance(item, Case) else item.folder_id)
+            if key is None:  # ids are checked before an entry is built; kept for safety
+                index.problems.append(ReadProblem(_source(item), "unusable scenario id"))
+                continue
+            index._add(key, item)
+    return index
+
+
 def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadProblem]]:
     """Load ground-truth cases from scenario folders and scenario files.
 
@@ -94,35 +203,23 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
         >>> cases["11"].expected_answer  # doctest: +SKIP
         "{'energy': 14, 'material': 48}"
     """
+    index = index_scenarios(paths)
     cases: dict[str, Case] = {}
-    problems: list[ReadProblem] = []
-    for path in paths:
-        for item in _load_path(Path(path)):
-            if isinstance(item, ReadProblem):
-                problems.append(item)
-                continue
-            key = scenario_key(item.id)
-            if key is None:  # ids are checked before a Case is built; kept for safety
-                problems.append(ReadProblem(item.source, f"unusable scenario id {item.id!r}"))
-                continue
-            first = cases.get(key)
-            if first is not None:
-                problems.append(
-                    ReadProblem(
-                        item.source,
-                        f"duplicate scenario id {item.id!r} (key {key!r}): already loaded "
-                        f"from {first.source}; this one is ignored",
-                    )
-                )
-                continue
-            cases[key] = item
-    return cases, problems
+    for key in index:
+        case = index.get(key)
+        if isinstance(case, Case):
+            cases[key] = case
+    return cases, index.problems
+
+
+def _source(item: Case | _Folder) -> str:
+    return item.source if isinstance(item, Case) else item.path
 
 
 # --- paths ---------------------------------------------------------------------------------
 
 
-def _load_path(path: Path) -> Iterator[Case | ReadProblem]:
+def _load_path(path: Path) -> Iterator[Case | _Folder | ReadProblem]:
     try:
         is_dir = path.is_dir()
         exists = is_dir or path.exists()
@@ -141,7 +238,7 @@ def _load_path(path: Path) -> Iterator[Case | ReadProblem]:
         yield from _load_file(path)
 
 
-def _load_dir(root: Path) -> Iterator[Case | ReadProblem]:
+def _load_dir(root: Path) -> Iterator[Case | _Folder | ReadProblem]:
     entries: list[tuple[Path, str | None]] = []  # (path, folder id or None for a file)
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append):
@@ -199,32 +296,39 @@ def _natural_key(path: Path) -> tuple[tuple[tuple[str, int], ...], str]:
 # --- scenario folders ----------------------------------------------------------------------
 
 
-def _folder_case(folder: Path, folder_id: str) -> Iterator[Case | ReadProblem]:
+def _folder_case(folder: Path, folder_id: str) -> Iterator[_Folder | ReadProblem]:
     source = str(folder)
     if scenario_key(folder_id) is None:
         yield ReadProblem(source, f"no usable scenario id in folder name {folder.name!r}")
         return
-    groundtruth_path = folder / GROUNDTRUTH_FILE
-    if not groundtruth_path.is_file():
+    if not os.path.isfile(os.path.join(source, GROUNDTRUTH_FILE)):  # noqa: PTH113, PTH118
         yield ReadProblem(source, f"no {GROUNDTRUTH_FILE}")
         return
+    yield _Folder(source, folder_id)
+
+
+def _load_folder(folder: Path, folder_id: str, problems: list[ReadProblem]) -> Case | ReadProblem:
+    """Read a scenario folder; problems that leave the case usable are appended to `problems`."""
+    source = str(folder)
+    groundtruth_path = folder / GROUNDTRUTH_FILE
     groundtruth = _read_text(groundtruth_path)
     if isinstance(groundtruth, ReadProblem):
-        yield groundtruth
-        return
+        problems.append(groundtruth)
+        return groundtruth
     # Surrounding whitespace is editor residue (a final newline), not part of the answer.
     expected = groundtruth.strip()
     if not expected:
         # An empty answer would make every run fail for a reason that is not the run's fault.
-        yield ReadProblem(str(groundtruth_path), f"{GROUNDTRUTH_FILE} is empty")
-        return
+        problem = ReadProblem(str(groundtruth_path), f"{GROUNDTRUTH_FILE} is empty")
+        problems.append(problem)
+        return problem
 
     question: str | None = None
     question_path = folder / QUESTION_FILE
     if question_path.is_file():
         text = _read_text(question_path)
         if isinstance(text, ReadProblem):
-            yield text  # the case is still usable without its question
+            problems.append(text)  # the case is still usable without its question
         else:
             question = text.strip() or None
 
@@ -234,12 +338,12 @@ def _folder_case(folder: Path, folder_id: str) -> Iterator[Case | ReadProblem]:
     if rules_path.is_file():
         rules, reason = _read_rules(rules_path)
         if reason is not None:
-            yield ReadProblem(str(rules_path), reason)
+            problems.append(ReadProblem(str(rules_path), reason))
             metadata[ANSWER_RULES_ERROR] = f"{RULES_FILE}: {reason}"
         else:
             answer_rules = rules
 
-    yield Case(
+    return Case(
         id=folder_id,
         question=question,
         expected_answer=expected,

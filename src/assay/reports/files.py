@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -47,21 +48,27 @@ class ReportNames:
         return candidate
 
 
-def inside(directory: Path, name: str) -> Path:
-    """`directory / name`, refusing any name that would land elsewhere."""
-    path = directory / name
-    if path.parent != directory or name in ("", ".", "..") or "/" in name or "\\" in name:
+def inside(directory: Path, name: str) -> str:
+    """The path of `name` in `directory`, refusing any name that would land elsewhere."""
+    if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise ValueError(f"refusing to write {name!r} outside {directory}")
-    return path
+    return os.path.join(directory, name)  # noqa: PTH118
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path | str, data: bytes) -> None:
     """Write `data` to `path` via a temporary file and a rename, so readers never see half."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Plain os calls: this runs once per report file, and pathlib's overhead showed up there.
+    target = os.fspath(path)
+    head, name = os.path.split(target)
+    temporary = os.path.join(head, f".{name}.{os.getpid()}.tmp")  # noqa: PTH118
     try:
-        with temporary.open("wb") as handle:
-            handle.write(data)
-        temporary.replace(path)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(descriptor, data)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, target)  # noqa: PTH105
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # noqa: PTH108
         raise

@@ -30,7 +30,7 @@ class ReportWriter:
         self._lines: IO[bytes] | None = None
 
     def __enter__(self) -> ReportWriter:
-        self._lines = inside(self.directory, RESULTS_FILE).open("wb")
+        self._lines = open(inside(self.directory, RESULTS_FILE), "wb")  # noqa: PTH123
         return self
 
     def __exit__(

@@ -16,10 +16,11 @@ Example:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Literal
 
 from assay.answers.compare import compare_values, nothing_answered
-from assay.answers.parse import expectation_for, parse_answer, parse_gold
+from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
 from assay.answers.rules import AnswerRules, RulesError, parse_rules
 from assay.records import Case, Trajectory
 from assay.results import Score
@@ -82,7 +83,11 @@ def score_static_json(
     except RulesError as exc:
         return Score.error(NAME, f"invalid answer rules: {exc}", {"reason": "bad_rules"})
 
-    gold = parse_gold(case.expected_answer)
+    gold = (
+        _parse_gold_text(case.expected_answer)
+        if isinstance(case.expected_answer, str)
+        else parse_gold(case.expected_answer)
+    )
     if gold.rejected:
         return Score.error(
             NAME, f"ground truth could not be parsed: {gold.error}", {"reason": "bad_ground_truth"}
@@ -115,6 +120,13 @@ def score_static_json(
         rationale=_rationale(metrics, model.error),
         details=details,
     )
+
+
+@lru_cache(maxsize=4096)
+def _parse_gold_text(text: str) -> ParsedAnswer:
+    # Several runs of one scenario share its ground truth: parse it once. Parsed values are
+    # only ever read, so sharing them is safe.
+    return parse_gold(text)
 
 
 def _rationale(metrics: dict[str, Any], parse_error: str | None) -> str:
