@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import pytest
@@ -224,6 +225,13 @@ def test_json_text_scores_strict_pass_against_itself(value: Any) -> None:
 
 @PROPERTY
 @given(value=values)
+def test_pretty_printed_json_scores_strict_pass_against_itself(value: Any) -> None:
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    assert_strict_pass(text, text)
+
+
+@PROPERTY
+@given(value=values)
 def test_python_repr_scores_strict_pass_against_itself(value: Any) -> None:
     text = repr(value)
     assert_strict_pass(text, text)
@@ -257,11 +265,13 @@ nested_records = st.dictionaries(keys, json_like(3), max_size=3)
 @PROPERTY
 @given(data=st.data(), items=st.lists(flat_records | nested_records, min_size=1, max_size=6))
 def test_shuffled_list_of_dicts_is_a_strict_match(data: st.DataObject, items: list[Any]) -> None:
-    shuffled = data.draw(st.permutations(items), label="shuffled")
     gold = json.dumps(items)
+    # A think tag inside a string cuts the text where it stands (see the xfail test below),
+    # and shuffling moves it.
+    assume("think>" not in gold.lower())
+    shuffled = data.draw(st.permutations(items), label="shuffled")
     assert_strict_pass(gold, json.dumps(shuffled))
-    if "think>" not in gold.lower():  # see test_json_gold_against_python_style_answer
-        assert_strict_pass(gold, repr(shuffled))
+    assert_strict_pass(gold, repr(shuffled))
 
 
 @PROPERTY
@@ -422,3 +432,41 @@ def test_normal_form_is_hashable_and_stable(value: Any) -> None:
     hash(form)
     assert normal_form(value) == form
     assert similarity(value, value) == 1.0
+
+
+# --- known bugs -----------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: parse._parse_literal calls ast.parse on answer text without silencing "
+    "compiler warnings, so answers such as '[1if 1else 2]' print '<unknown>:1: SyntaxWarning: "
+    "invalid decimal literal' to stderr (and DeprecationWarning for bad escapes)",
+)
+@pytest.mark.parametrize("text", ["[1if 1else 2]", "[0x1for]", '["\\:"]', "{'a': '\\d'}"])
+def test_parsing_emits_no_warnings(text: str) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parse_answer(text)
+        parse_gold(text)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug (arguable): parse._answer_region strips <think> tags before anything "
+    "else, so a complete JSON answer whose string value mentions '<think>' or '</think>' is "
+    "cut at the tag and read as text; a whole-text JSON document cannot hold a think block",
+)
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"note": "<think>", "a": 1},
+        {"note": "see the </think> tag", "a": 1},
+        [{"<THINK>": None}, {}],
+    ],
+)
+def test_json_answer_mentioning_a_think_tag_is_parsed_as_json(value: Any) -> None:
+    text = json.dumps(value)
+    assert parse_answer(text).value == value
+    assert_strict_pass(text, json.dumps(value))

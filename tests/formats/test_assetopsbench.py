@@ -386,19 +386,20 @@ def test_directory_walk(tmp_path: Path) -> None:
     (tmp_path / "report.json.bak").write_text("{}")
 
     files = list(iter_input_files(tmp_path))
-    assert files == sorted(files)
+    # Stable order without listing the whole tree first: a directory's files (sorted), then
+    # its subdirectories (sorted).
     assert [f.relative_to(tmp_path).as_posix() for f in files] == [
         "UPPER.JSON",
         "a.json",
-        "b/2.json",
         "c.jsonl",
+        "b/2.json",
     ]
     items = list(read_runs(tmp_path))
     assert [item.source for item in items] == [
         str(tmp_path / "UPPER.JSON"),
         str(tmp_path / "a.json"),
-        str(tmp_path / "b" / "2.json"),
         f"{tmp_path / 'c.jsonl'}:1",
+        str(tmp_path / "b" / "2.json"),
     ]
     assert all(isinstance(item, Trajectory) for item in items)
 

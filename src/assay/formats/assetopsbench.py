@@ -191,20 +191,19 @@ def _walk_inputs(path: Path) -> Iterator[Path | ReadProblem]:
     if not path.is_dir():
         yield path
         return
-    found: list[Path] = []
     errors: list[OSError] = []
+    found_any = False
     # os.walk rather than Path.rglob: it lets hidden directories be pruned before descending,
     # does not follow directory symlinks (no loops), and reports unlistable directories.
+    # Files are yielded directory by directory (each sorted, directories visited in sorted
+    # order) so that the order is stable without holding every path of a large tree at once.
     for dirpath, dirnames, filenames in os.walk(path, onerror=errors.append):
-        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
-        found.extend(
-            Path(dirpath, name)
-            for name in filenames
-            if not name.startswith(".") and name.lower().endswith(_INPUT_SUFFIXES)
-        )
-    found.sort()
-    yield from found
-    if not found and not errors:
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+        for name in sorted(filenames):
+            if not name.startswith(".") and name.lower().endswith(_INPUT_SUFFIXES):
+                found_any = True
+                yield Path(dirpath, name)
+    if not found_any and not errors:
         # An empty directory is almost always a wrong path; say so instead of reading nothing.
         yield ReadProblem(str(path), "no .json or .jsonl files in directory")
     for error in errors:

@@ -86,6 +86,8 @@ class ScenarioIndex:
     _RECENT = 64
 
     def __init__(self) -> None:
+        # A folder is held as its path alone until it is read: this index is the one part of an
+        # evaluation that grows with the number of scenarios.
         self._entries: dict[str, Case | _Folder] = {}
         self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
         self.problems: list[ReadProblem] = []
@@ -107,12 +109,12 @@ class ScenarioIndex:
     def source(self, key: str) -> str:
         """Where the scenario `key` comes from."""
         entry = self._entries[key]
-        return entry.source if isinstance(entry, Case) else entry.path
+        return entry.source if isinstance(entry, Case) else entry
 
     def case_id(self, key: str) -> str:
         """The scenario's id as written (the folder name's id, or the file's `id`)."""
         entry = self._entries[key]
-        return entry.id if isinstance(entry, Case) else entry.folder_id
+        return entry.id if isinstance(entry, Case) else _folder_id_of(entry)
 
     def get(self, key: str) -> Case | ReadProblem:
         """The case for `key`, reading its folder if needed; a ReadProblem if it is unusable.
@@ -125,7 +127,7 @@ class ScenarioIndex:
             return entry
         loaded = self._recent.get(key)
         if loaded is None:
-            loaded = _load_folder(Path(entry.path), entry.folder_id, self.problems)
+            loaded = _load_folder(Path(entry), _folder_id_of(entry), self.problems)
             self._recent[key] = loaded
             if len(self._recent) > self._RECENT:
                 self._recent.popitem(last=False)
@@ -138,8 +140,8 @@ class ScenarioIndex:
         if first is None:
             self._entries[key] = entry
             return
-        name = entry.id if isinstance(entry, Case) else entry.folder_id
-        where = entry.source if isinstance(entry, Case) else entry.path
+        name = entry.id if isinstance(entry, Case) else _folder_id_of(entry)
+        where = entry.source if isinstance(entry, Case) else entry
         self.problems.append(
             ReadProblem(
                 where,
@@ -149,14 +151,12 @@ class ScenarioIndex:
         )
 
 
-class _Folder:
-    """A scenario folder not read yet."""
+_Folder = str
+"""A scenario folder not read yet: its path."""
 
-    __slots__ = ("folder_id", "path")
 
-    def __init__(self, path: str, folder_id: str) -> None:
-        self.path = path
-        self.folder_id = folder_id
+def _folder_id_of(folder: _Folder) -> str:
+    return _folder_id(os.path.basename(folder)) or ""  # noqa: PTH119
 
 
 def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
@@ -170,7 +170,7 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
             if isinstance(item, ReadProblem):
                 index.problems.append(item)
                 continue
-            key = scenario_key(item.id if isinstance(item, Case) else item.folder_id)
+            key = scenario_key(item.id if isinstance(item, Case) else _folder_id_of(item))
             if key is None:  # ids are checked before an entry is built; kept for safety
                 index.problems.append(ReadProblem(_source(item), "unusable scenario id"))
                 continue
@@ -213,7 +213,7 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
 
 
 def _source(item: Case | _Folder) -> str:
-    return item.source if isinstance(item, Case) else item.path
+    return item.source if isinstance(item, Case) else item
 
 
 # --- paths ---------------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def _folder_case(folder: Path, folder_id: str) -> Iterator[_Folder | ReadProblem
     if not os.path.isfile(os.path.join(source, GROUNDTRUTH_FILE)):  # noqa: PTH113, PTH118
         yield ReadProblem(source, f"no {GROUNDTRUTH_FILE}")
         return
-    yield _Folder(source, folder_id)
+    yield source
 
 
 def _load_folder(folder: Path, folder_id: str, problems: list[ReadProblem]) -> Case | ReadProblem:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import statistics
+from array import array
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,7 +60,7 @@ class SummaryBuilder:
         self._by_runner_model: dict[str, _Group] = {}
         self._metric_sums: dict[str, dict[str, float]] = {}
         self._metric_counts: Counter[str] = Counter()
-        self._durations: list[float] = []
+        self._durations = array("d")  # 8 bytes a run, not a float object each
         self._ops = {
             "turns_total": 0,
             "tool_calls_total": 0,
@@ -182,7 +184,7 @@ class SummaryBuilder:
         )
 
 
-def _percentile(values: list[float], pct: int) -> float | None:
+def _percentile(values: Sequence[float], pct: int) -> float | None:
     if not values:
         return None
     if len(values) == 1:

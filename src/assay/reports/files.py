@@ -33,7 +33,9 @@ class ReportNames:
     """
 
     def __init__(self) -> None:
-        self._taken: set[str] = {"results", "_aggregate"}
+        # Hashes, not the names: this set grows with every run. A hash collision costs no more
+        # than a needless "-2" suffix.
+        self._taken: set[int] = {hash("results"), hash("_aggregate")}
 
     def allocate(self, wanted: str | None) -> str:
         """A fresh safe stem for `wanted` (a run or scenario id)."""
@@ -41,10 +43,10 @@ class ReportNames:
         if stem.lower() in _RESERVED:
             stem = f"run-{stem}"
         candidate, counter = stem, 1
-        while candidate.lower() in self._taken:
+        while hash(candidate.lower()) in self._taken:
             counter += 1
             candidate = f"{stem}-{counter}"
-        self._taken.add(candidate.lower())
+        self._taken.add(hash(candidate.lower()))
         return candidate
 
 

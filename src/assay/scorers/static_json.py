@@ -122,7 +122,7 @@ def score_static_json(
     )
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _parse_gold_text(text: str) -> ParsedAnswer:
     # Several runs of one scenario share its ground truth: parse it once. Parsed values are
     # only ever read, so sharing them is safe.
