@@ -59,7 +59,9 @@ def _script(name: str) -> Path:
     pytest.skip(f"console script {name!r} is not installed next to {sys.executable}")
 
 
-def cli(*args: Any, script: str = "assay", cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: Any, script: str = "assay", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run a console script; a wide COLUMNS keeps rich from wrapping the reasons it prints."""
     env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
     return subprocess.run(
@@ -238,9 +240,9 @@ def check_reports(reports: Path) -> dict[str, Any]:
 
     for line in results:
         report = per_run[line["report_file"]]
-        assert REPORT_FIELDS <= set(report), sorted(REPORT_FIELDS - set(report))
-        assert SCORE_FIELDS <= set(report["score"])
-        assert OPS_FIELDS <= set(report["ops"])
+        assert set(report) >= REPORT_FIELDS, sorted(REPORT_FIELDS - set(report))
+        assert set(report["score"]) >= SCORE_FIELDS
+        assert set(report["ops"]) >= OPS_FIELDS
         # The line is the report without the per-key records.
         assert "details" not in line["score"]["details"]
         expected_line = dict(report)
@@ -251,7 +253,7 @@ def check_reports(reports: Path) -> dict[str, Any]:
         assert line == expected_line
         if report["score"]["status"] == "scored":
             details = report["score"]["details"]
-            assert METRIC_NAMES <= set(details), sorted(METRIC_NAMES - set(details))
+            assert set(details) >= METRIC_NAMES, sorted(METRIC_NAMES - set(details))
             assert isinstance(details["details"], list)
             assert report["score"]["score"] == pytest.approx(details["f1"])
             assert report["score"]["passed"] is (details["strict_exact_match_accuracy"] == 1.0)
@@ -797,7 +799,9 @@ def test_several_scenario_paths_and_formats(tmp_path: Path) -> None:
     assert totals["scenarios_loaded"] == 7
     assert totals["scored"] == 7
     by_run = reports_by_run_id(reports)
-    failed = {run_id: r["score"]["rationale"] for run_id, r in by_run.items() if not r["score"]["passed"]}
+    failed = {
+        run_id: r["score"]["rationale"] for run_id, r in by_run.items() if not r["score"]["passed"]
+    }
     assert failed == {}
     assert totals["passed"] == 7
     assert by_run["r5"]["scenario_id"] == "scenario_5"  # shown as written
@@ -841,7 +845,9 @@ def test_scenario_id_falls_back_to_file_stem_then_run_id(tmp_path: Path) -> None
     runs = tmp_path / "runs"
     # No scenario_id: the file's stem names the scenario.
     write_json(runs / "1.json", make_run("stem-run", None, '{"n": 1}'))
-    write_json(runs / "scenario_2.json", make_run("stem-run-2", None, '{"n": 2}', omit=("scenario_id",)))
+    write_json(
+        runs / "scenario_2.json", make_run("stem-run-2", None, '{"n": 2}', omit=("scenario_id",))
+    )
     # No scenario_id and a stem that is no scenario: the run_id does.
     write_json(runs / "whatever.json", make_run("3", None, '{"n": 3}'))
     # A scenario_id wins over the stem.
@@ -937,9 +943,7 @@ def test_verbose_lists_every_reason(tmp_path: Path) -> None:
     verbose = evaluate(runs, scenarios, tmp_path / "r2", "-v")
     assert verbose.returncode == 0, explain(verbose)
     for run_id in orphans:
-        line = next(
-            (ln for ln in verbose.stdout.splitlines() if f"{run_id}.json" in ln), None
-        )
+        line = next((ln for ln in verbose.stdout.splitlines() if f"{run_id}.json" in ln), None)
         assert line is not None, f"{run_id} not listed with -v:\n{verbose.stdout}"
         assert "no scenario" in line
         assert f"missing-{run_id}" in line  # the ids it tried
@@ -1039,3 +1043,64 @@ def test_hostile_answers_are_recorded_on_their_own_runs(tmp_path: Path) -> None:
         assert problem["source"].endswith("number.jsonl:1")
     else:
         assert raw["score"]["status"] in ("scored", "unscored")
+
+
+def test_stderr_stays_quiet_for_ordinary_bad_answers(tmp_path: Path) -> None:
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_jsonl(
+        runs / "runs.jsonl",
+        [
+            make_run("prose", "1", "I could not find it."),
+            make_run("half", "1", '{"a": '),
+            make_run("code", "1", "{'a': __import__('os').getcwd()}"),
+        ],
+    )
+    reports = tmp_path / "reports"
+    proc = evaluate(runs, scenarios, reports, "-q")
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stdout == ""
+    assert proc.stderr == ""
+    check_reports(reports)
+    by_run = reports_by_run_id(reports)
+    assert all(r["score"]["passed"] is False for r in by_run.values())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: answers/parse._parse_literal runs ast.parse on answer text without "
+    "silencing compiler warnings, so `assay evaluate -q` prints '<unknown>:1: SyntaxWarning: "
+    "invalid decimal literal' to stderr for an answer like '[1if 1else 2]'",
+)
+def test_stderr_stays_quiet_for_answers_that_are_not_literals(tmp_path: Path) -> None:
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", "[1if 1else 2]"))
+    reports = tmp_path / "reports"
+    proc = evaluate(runs, scenarios, reports, "-q")
+    assert proc.returncode == 0, explain(proc)
+    assert read_aggregate(reports)["totals"]["scored"] == 1
+    assert proc.stderr == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: the run files are walked (formats/assetopsbench._walk_inputs) after "
+    "ReportWriter has created the reports dir, and nothing excludes it, so with --reports-dir "
+    "inside --trajectories (e.g. the default `reports` with `--trajectories .`) the per-run "
+    "reports and the results.jsonl being written are read back and scored as runs",
+)
+def test_reports_dir_inside_the_runs_dir_is_not_read_as_runs(tmp_path: Path) -> None:
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    reports = runs / "reports"
+    for _ in range(2):  # a second evaluation finds the first one's reports too
+        proc = evaluate(runs, scenarios, reports)
+        assert proc.returncode == 0, explain(proc)
+        aggregate = check_reports(reports)
+        assert aggregate["totals"]["runs_read"] == 1
+        assert [r["run_id"] for r in read_run_reports(reports).values()] == ["1"]

@@ -10,11 +10,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import warnings
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from assay.answers import (
@@ -30,9 +32,7 @@ from assay.scorers import create_scorer
 
 EXPECTS = ("any", "count", "option")
 MAX_DEPTH = 5
-PROPERTY = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+PROPERTY = settings(max_examples=150, deadline=None)
 
 # --- strategies -----------------------------------------------------------------------------
 
@@ -387,11 +387,13 @@ def test_similarity_of_different_strings_is_below_one(a: str, b: str) -> None:
         assert score < 1.0
 
 
-@PROPERTY
-@given(a=st.text(min_size=1001), suffix=st.text(min_size=1))
-def test_similarity_of_long_strings_sharing_a_first_page_is_below_one(
-    a: str, suffix: str
-) -> None:
+@settings(max_examples=40, deadline=None)
+@given(
+    a=st.text(min_size=1, max_size=16).map(lambda t: t * (1001 // len(t) + 1)),
+    suffix=st.text(min_size=1, max_size=16),
+)
+def test_similarity_of_long_strings_sharing_a_first_page_is_below_one(a: str, suffix: str) -> None:
+    # Only the first page is compared; strings that differ after it must still not be equal.
     b = a + suffix
     assume(normal_form(a) != normal_form(b))
     assert similarity(a, b) < 1.0
@@ -470,3 +472,35 @@ def test_json_answer_mentioning_a_think_tag_is_parsed_as_json(value: Any) -> Non
     text = json.dumps(value)
     assert parse_answer(text).value == value
     assert_strict_pass(text, json.dumps(value))
+
+
+_SLOW_PAIR = """
+from assay.records import Case, Trajectory
+from assay.scorers import create_scorer
+gold = '["' + "abc" * 333 + '"]'
+answer = '["' + "abd" * 333 + '"]'
+score = create_scorer("static_json")(Case(id="x", expected_answer=gold), Trajectory(answer=answer))
+assert score.passed is False
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: normalize.text_similarity runs difflib.SequenceMatcher(autojunk=False) on "
+    "up to 1,000 chars a side; for repetitive text that is far worse than quadratic (one pair "
+    "of 1,000-char strings takes seconds, a 20x20 list of 1,000-char prose ~13 s), and list "
+    "alignment scores every gold/model pair, so a ~10 KB answer can stall the evaluation",
+)
+def test_scoring_a_one_kilobyte_string_takes_bounded_time() -> None:
+    # In a subprocess with a timeout, so that the slow case cannot stall the test suite.
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _SLOW_PAIR],
+            capture_output=True,
+            text=True,
+            timeout=2.0,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("scoring one 1,000-character string against another took over 2 s")
+    assert proc.returncode == 0, proc.stderr

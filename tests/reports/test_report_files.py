@@ -19,7 +19,7 @@ from assay.reports.files import ReportNames, inside, write_atomic
         ("", "run"),
         (None, "run"),
         ("_aggregate", "aggregate"),
-        ("results", "results-2"),
+        ("results", "results"),
         ("CON", "run-CON"),
         ("x" * 500, "x" * 120),
         ("run id with spaces\n", "run_id_with_spaces"),
@@ -27,6 +27,13 @@ from assay.reports.files import ReportNames, inside, write_atomic
 )
 def test_names_are_sanitised(wanted: str | None, expected: str) -> None:
     assert ReportNames().allocate(wanted) == expected
+
+
+def test_names_stay_unique_over_many_runs() -> None:
+    names = ReportNames()
+    handed = [names.allocate(f"run-{i % 5000}") for i in range(10_000)]
+    assert len({name.lower() for name in handed}) == 10_000
+    assert handed[5000] == "run-0-2"
 
 
 def test_names_are_unique_case_insensitively() -> None:

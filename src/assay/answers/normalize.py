@@ -56,7 +56,7 @@ def normal_form(value: Any) -> NormalForm:
     return ("repr", repr(value))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _text_form(value: str) -> NormalForm:
     # Cached: list alignment compares every gold item with every model item, so the same
     # strings are normalised many times over.
@@ -70,7 +70,7 @@ def _text_form(value: str) -> NormalForm:
     return ("str", text)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _number(value: int | float) -> NormalForm:
     try:
         as_float = float(value)

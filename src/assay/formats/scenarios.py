@@ -86,9 +86,12 @@ class ScenarioIndex:
     _RECENT = 64
 
     def __init__(self) -> None:
-        # A folder is held as its path alone until it is read: this index is the one part of an
-        # evaluation that grows with the number of scenarios.
-        self._entries: dict[str, Case | _Folder] = {}
+        # This index is the one part of an evaluation that grows with the number of scenarios,
+        # so an unread folder costs as little as it can: its path, or, when the folder is
+        # named `scenario_<key>` (the usual case), just the number of its parent directory.
+        self._entries: dict[str, Case | _Folder | int] = {}
+        self._parents: list[str] = []
+        self._parent_numbers: dict[str, int] = {}
         self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
         self.problems: list[ReadProblem] = []
         """Problems found while indexing (and, as they are met, while loading folders)."""
@@ -106,15 +109,27 @@ class ScenarioIndex:
         """Every join key, in load order."""
         return self._entries.keys()
 
+    def _compact(self, key: str, entry: Case | _Folder) -> Case | _Folder | int:
+        if isinstance(entry, Case):
+            return entry
+        parent, name = os.path.split(entry)
+        if name != _FOLDER_PREFIXES[0] + key:
+            return entry
+        number = self._parent_numbers.get(parent)
+        if number is None:
+            number = self._parent_numbers[parent] = len(self._parents)
+            self._parents.append(parent)
+        return number
+
     def source(self, key: str) -> str:
         """Where the scenario `key` comes from."""
         entry = self._entries[key]
-        return entry.source if isinstance(entry, Case) else entry
+        return entry.source if isinstance(entry, Case) else self._folder(key, entry)
 
     def case_id(self, key: str) -> str:
         """The scenario's id as written (the folder name's id, or the file's `id`)."""
         entry = self._entries[key]
-        return entry.id if isinstance(entry, Case) else _folder_id_of(entry)
+        return entry.id if isinstance(entry, Case) else _folder_id_of(self._folder(key, entry))
 
     def get(self, key: str) -> Case | ReadProblem:
         """The case for `key`, reading its folder if needed; a ReadProblem if it is unusable.
@@ -127,7 +142,8 @@ class ScenarioIndex:
             return entry
         loaded = self._recent.get(key)
         if loaded is None:
-            loaded = _load_folder(Path(entry), _folder_id_of(entry), self.problems)
+            folder = self._folder(key, entry)
+            loaded = _load_folder(Path(folder), _folder_id_of(folder), self.problems)
             self._recent[key] = loaded
             if len(self._recent) > self._RECENT:
                 self._recent.popitem(last=False)
@@ -135,10 +151,15 @@ class ScenarioIndex:
             self._recent.move_to_end(key)
         return loaded
 
+    def _folder(self, key: str, entry: _Folder | int) -> _Folder:
+        if isinstance(entry, int):
+            return os.path.join(self._parents[entry], _FOLDER_PREFIXES[0] + key)  # noqa: PTH118
+        return entry
+
     def _add(self, key: str, entry: Case | _Folder) -> None:
         first = self._entries.get(key)
         if first is None:
-            self._entries[key] = entry
+            self._entries[key] = self._compact(key, entry)
             return
         name = entry.id if isinstance(entry, Case) else _folder_id_of(entry)
         where = entry.source if isinstance(entry, Case) else entry
@@ -239,12 +260,27 @@ def _load_path(path: Path) -> Iterator[Case | _Folder | ReadProblem]:
 
 
 def _load_dir(root: Path) -> Iterator[Case | _Folder | ReadProblem]:
-    entries: list[tuple[Path, str | None]] = []  # (path, folder id or None for a file)
+    # Streamed directory by directory (entries of each in natural order, then its
+    # subdirectories), so that a tree of many thousand scenario folders is never listed whole.
     errors: list[OSError] = []
+    found_any = False
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append):
+        # Names only, sorted in place: building a Path or a tuple per entry here would cost
+        # more memory than the index itself for a folder of many thousand scenarios.
+        files = {
+            name
+            for name in filenames
+            if not name.startswith(".") and name.lower().endswith(_SCENARIO_SUFFIXES)
+        }
+        names = [name for name in dirnames if not name.startswith(".")]
+        names.extend(files)
+        names.sort(key=_natural_key)
         descend: list[str] = []
-        for name in dirnames:
-            if name.startswith("."):
+        for name in names:
+            full = os.path.join(dirpath, name)  # noqa: PTH118
+            if name in files:
+                found_any = True
+                yield from _load_file(Path(full))
                 continue
             folder_id = _folder_id(name)
             if folder_id is None:
@@ -252,23 +288,12 @@ def _load_dir(root: Path) -> Iterator[Case | _Folder | ReadProblem]:
             else:
                 # A scenario folder is one case: its own JSON files (groundtruth_eval.json)
                 # belong to it and must not be read as scenario files.
-                entries.append((Path(dirpath, name), folder_id))
+                found_any = True
+                yield from _folder_case(full, folder_id)
         dirnames[:] = descend
-        entries.extend(
-            (Path(dirpath, name), None)
-            for name in filenames
-            if not name.startswith(".") and name.lower().endswith(_SCENARIO_SUFFIXES)
-        )
-    if not entries and not errors:
+    if not found_any and not errors:
         # Most likely a wrong path: say so rather than load nothing without a word.
         yield ReadProblem(str(root), "no scenario folders or scenario files in directory")
-        return
-    entries.sort(key=lambda entry: _natural_key(entry[0]))
-    for path, folder_id in entries:
-        if folder_id is None:
-            yield from _load_file(path)
-        else:
-            yield from _folder_case(path, folder_id)
     for error in errors:
         reason = error.strerror or str(error)
         yield ReadProblem(error.filename or str(root), f"cannot list directory: {reason}")
@@ -280,26 +305,22 @@ def _folder_id(name: str) -> str | None:
     return None
 
 
-def _natural_key(path: Path) -> tuple[tuple[tuple[str, int], ...], str]:
-    # Each name is split into (text, number) pairs so that scenario_2 sorts before
-    # scenario_10, and "scenario-" sorts with "scenario_"; the full path breaks ties between
-    # "011" and "11".
-    parts = tuple(
-        (chunks[i], int(chunks[i + 1]) if i + 1 < len(chunks) else -1)
-        for part in path.parts
-        for chunks in [_DIGITS.split(part.lower().replace("-", "_"))]
-        for i in range(0, len(chunks), 2)
-    )
-    return parts, str(path)
+def _natural_key(name: str) -> str:
+    # Runs of digits are zero-padded so that scenario_2 sorts before scenario_10, and
+    # "scenario-" sorts with "scenario_"; the name itself, after a NUL, breaks ties between
+    # "011" and "11". One short string per name keeps sorting many thousand names cheap.
+    folded = name.lower().replace("-", "_")
+    return _DIGITS.sub(lambda digits: digits.group().zfill(20), folded) + "\0" + name
 
 
 # --- scenario folders ----------------------------------------------------------------------
 
 
-def _folder_case(folder: Path, folder_id: str) -> Iterator[_Folder | ReadProblem]:
+def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_Folder | ReadProblem]:
     source = str(folder)
     if scenario_key(folder_id) is None:
-        yield ReadProblem(source, f"no usable scenario id in folder name {folder.name!r}")
+        name = os.path.basename(source)  # noqa: PTH119
+        yield ReadProblem(source, f"no usable scenario id in folder name {name!r}")
         return
     if not os.path.isfile(os.path.join(source, GROUNDTRUTH_FILE)):  # noqa: PTH113, PTH118
         yield ReadProblem(source, f"no {GROUNDTRUTH_FILE}")
