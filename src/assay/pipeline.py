@@ -72,7 +72,7 @@ def evaluate(
     interrupted = True
     with ReportWriter(options.reports_dir) as writer:
         try:
-            for item in read_runs(options.trajectories):
+            for item in read_runs(options.trajectories, exclude=[options.reports_dir]):
                 outcome = _score_item(item, scenarios, scorers, options.scorer_default, unanswered)
                 if isinstance(outcome, CaseResult):
                     writer.write(outcome)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -111,6 +112,9 @@ def parse_answer(text: Any, *, expect: Expect = "any") -> ParsedAnswer:
             "rejected",
             f"answer is {len(text):,} characters; the limit is {MAX_ANSWER_CHARS:,}",
         )
+    whole = _whole_json(text)
+    if whole is not None:  # one JSON document (its strings may even mention "<think>")
+        return whole
     region, labelled = _answer_region(text)
     try:
         found, structure_error = _last_structure(region)
@@ -177,6 +181,21 @@ def _answer_region(text: str) -> tuple[str, bool]:
         text = text[:open_]
     last = _last_match(_LABEL, text)
     return (text[last.end() :], True) if last is not None else (text, False)
+
+
+def _whole_json(text: str) -> ParsedAnswer | None:
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        value = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict | list):
+        return None
+    if _too_deep(value):
+        return ParsedAnswer(None, "rejected", f"answer nested deeper than {MAX_DEPTH} levels")
+    return ParsedAnswer(value, "json")
 
 
 def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -304,7 +323,11 @@ def _parse_literal(source: str) -> Any:
         except orjson.JSONDecodeError:
             pass
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():
+            # The compiler warns about odd literals ("1if", "\\d"); an answer is data, and its
+            # oddities are no business of stderr.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
         message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         raise _ParseError(f"not JSON or a Python literal: {message[:120]}") from None

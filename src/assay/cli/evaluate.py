@@ -105,6 +105,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for path in missing:
             _error(f"no such file or directory: {path}")
         return ExitCode.INPUT_ERROR
+    if args.reports_dir.resolve() == args.trajectories.resolve():
+        _error("--reports-dir must not be the --trajectories directory: reports are not runs")
+        return ExitCode.USAGE_ERROR
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
         _error(f"--reports-dir is not a directory: {args.reports_dir}")
         return ExitCode.INPUT_ERROR

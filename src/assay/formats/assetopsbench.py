@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +71,7 @@ _RECORD_OUT_KEYS = ("tokens_out", *_OUT_KEYS)
 _MAX_COUNT_TEXT = 32
 
 
-def iter_input_files(path: Path) -> Iterator[Path]:
+def iter_input_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Path]:
     """The run files under `path`: the file itself, or every JSON/JSONL file in a directory.
 
     A directory is searched recursively for `*.json` and `*.jsonl` (suffix in any case),
@@ -90,12 +90,12 @@ def iter_input_files(path: Path) -> Iterator[Path]:
         >>> list(iter_input_files(Path("runs/11.json")))
         [PosixPath('runs/11.json')]
     """
-    for item in _walk_inputs(path):
+    for item in _walk_inputs(path, exclude):
         if isinstance(item, Path):
             yield item
 
 
-def read_runs(path: Path) -> Iterator[Trajectory | ReadProblem]:
+def read_runs(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Trajectory | ReadProblem]:
     """Read every saved run under `path`, one at a time, never raising.
 
     A `.json` file holds one run object or a list of them; a `.jsonl` file holds one run per
@@ -114,7 +114,7 @@ def read_runs(path: Path) -> Iterator[Trajectory | ReadProblem]:
         ...     print(item.reason)
         cannot read file: No such file or directory
     """
-    for item in _walk_inputs(path):
+    for item in _walk_inputs(path, exclude):
         if isinstance(item, ReadProblem):
             yield item
         elif item.suffix.lower() == ".jsonl":
@@ -187,18 +187,26 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
 # --- files ---------------------------------------------------------------------------------
 
 
-def _walk_inputs(path: Path) -> Iterator[Path | ReadProblem]:
+def _walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[Path | ReadProblem]:
     if not path.is_dir():
         yield path
         return
     errors: list[OSError] = []
     found_any = False
+    # Directories never read as input, such as the reports directory when it sits inside the
+    # runs directory: its reports must not come back as runs.
+    skipped = {os.path.realpath(p) for p in exclude}
     # os.walk rather than Path.rglob: it lets hidden directories be pruned before descending,
     # does not follow directory symlinks (no loops), and reports unlistable directories.
     # Files are yielded directory by directory (each sorted, directories visited in sorted
     # order) so that the order is stable without holding every path of a large tree at once.
     for dirpath, dirnames, filenames in os.walk(path, onerror=errors.append):
-        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+        dirnames[:] = sorted(
+            name
+            for name in dirnames
+            if not name.startswith(".")
+            and not (skipped and os.path.realpath(Path(dirpath, name)) in skipped)
+        )
         for name in sorted(filenames):
             if not name.startswith(".") and name.lower().endswith(_INPUT_SUFFIXES):
                 found_any = True
