@@ -245,7 +245,8 @@ def check_reports(reports: Path) -> dict[str, Any]:
         assert set(report["ops"]) >= OPS_FIELDS
         # The line is the report without the per-key records.
         assert "details" not in line["score"]["details"]
-        expected_line = dict(report)
+        # The line also names the report file (the report itself is that file).
+        expected_line = dict(report, report_file=line["report_file"])
         expected_line["score"] = dict(report["score"])
         expected_line["score"]["details"] = {
             k: v for k, v in report["score"]["details"].items() if k != "details"

@@ -19,15 +19,29 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import itertools
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import Any
 
-from assay.formats import ReadProblem, ScenarioIndex, index_scenarios, read_runs, scenario_key
+from assay.formats import (
+    ReadProblem,
+    ScenarioIndex,
+    index_scenarios,
+    read_run_file,
+    scenario_key,
+    walk_run_files,
+)
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import SummaryBuilder
-from assay.reports.json_report import ReportWriter
+from assay.reports.json_report import ReportWriter, render
 from assay.reports.pricing import estimate_cost_usd
 from assay.results import CaseResult, NotScored, OpsMetrics, RunSummary, Score
 from assay.scorers.registry import Scorer, UnknownScorerError, create_scorer
@@ -52,6 +66,10 @@ class EvaluateOptions:
     scorer_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Options per scorer name, passed to its factory."""
 
+    workers: int = 1
+    """Processes that read and score runs: 1 scores in this process, 0 uses one per CPU.
+    Reports are identical either way; workers pay off from a few hundred runs up."""
+
 
 def evaluate(
     options: EvaluateOptions,
@@ -69,18 +87,40 @@ def evaluate(
     builder = SummaryBuilder()
     builder.set_scenarios_loaded(len(scenarios))
     unanswered = set(scenarios.keys())  # shares the index's key strings: no copy per scenario
+    problems = _Problems(scenarios.problems)
+    walk_problems: list[ReadProblem] = []
+    file_scorer = _FileScorer(scenarios, scorers, options.scorer_default)
+
+    def run_files() -> Iterator[Path]:
+        for item in walk_run_files(options.trajectories, exclude=[options.reports_dir]):
+            if isinstance(item, ReadProblem):
+                walk_problems.append(item)
+            else:
+                yield item
+
     interrupted = True
-    with ReportWriter(options.reports_dir) as writer:
+    with (
+        ReportWriter(options.reports_dir) as writer,
+        _scored_files(file_scorer, run_files(), options.workers) as scored_files,
+    ):
         try:
-            for item in read_runs(options.trajectories, exclude=[options.reports_dir]):
-                outcome = _score_item(item, scenarios, scorers, options.scorer_default, unanswered)
-                if isinstance(outcome, CaseResult):
-                    writer.write(outcome)
-                    builder.add_result(outcome)
-                else:
-                    builder.add_not_scored(outcome)
-                if on_result is not None:
-                    on_result(outcome)
+            for scored, found in scored_files:
+                problems.extend(found)
+                for item in scored:
+                    if item.key is not None:
+                        unanswered.discard(item.key)
+                    if isinstance(item.outcome, CaseResult):
+                        assert item.report is not None and item.line is not None
+                        writer.write_rendered(item.outcome, item.report, item.line)
+                        builder.add_result(item.outcome)
+                    else:
+                        builder.add_not_scored(item.outcome)
+                    if on_result is not None:
+                        on_result(item.outcome)
+            for problem in walk_problems:
+                builder.add_not_scored(
+                    NotScored("unreadable", problem.reason, source=problem.source)
+                )
             for key in scenarios:
                 if key in unanswered:
                     builder.add_not_scored(
@@ -93,12 +133,136 @@ def evaluate(
                     )
             interrupted = False
         finally:
-            summary = builder.finish(
-                [{"source": p.source, "reason": p.reason} for p in scenarios.problems],
-                interrupted=interrupted,
-            )
+            summary = builder.finish(problems.report(), interrupted=interrupted)
             writer.write_summary(summary)
     return summary
+
+
+@dataclass(slots=True)
+class _Scored:
+    """One input's outcome, rendered where it was scored, ready for the writer."""
+
+    outcome: CaseResult | NotScored
+    report: bytes | None = None
+    """The per-run report (for a CaseResult)."""
+    line: bytes | None = None
+    """Its results.jsonl line, without the report file's name."""
+    key: str | None = None
+    """The scenario key the run answered, if it joined one."""
+
+
+class _FileScorer:
+    """Reads one run file and scores its runs: the unit of work, in this process or a worker."""
+
+    def __init__(self, scenarios: ScenarioIndex, scorers: _Scorers, default: str) -> None:
+        self.scenarios = scenarios
+        self.scorers = scorers
+        self.default = default
+
+    def __call__(self, path: Path) -> tuple[list[_Scored], list[ReadProblem]]:
+        """The outcomes of the file's runs, and ground-truth problems met while scoring them."""
+        known = len(self.scenarios.problems)
+        scored = []
+        for item in read_run_file(path):
+            outcome, key = _score_item(item, self.scenarios, self.scorers, self.default)
+            if isinstance(outcome, CaseResult):
+                report, line = render(outcome)
+                # The rendered report holds the per-key records; the summary needs none of them.
+                outcome.score.details.pop("details", None)
+                scored.append(_Scored(outcome, report, line, key))
+            else:
+                scored.append(_Scored(outcome, key=key))
+        return scored, self.scenarios.problems[known:]
+
+
+class _Problems:
+    """Ground-truth problems, each once (workers may each meet the same broken folder)."""
+
+    def __init__(self, initial: list[ReadProblem]) -> None:
+        self._seen: set[tuple[str, str]] = set()
+        self._items: list[ReadProblem] = []
+        self.extend(initial)
+
+    def extend(self, problems: list[ReadProblem]) -> None:
+        for problem in problems:
+            if (problem.source, problem.reason) not in self._seen:
+                self._seen.add((problem.source, problem.reason))
+                self._items.append(problem)
+
+    def report(self) -> list[dict[str, Any]]:
+        return [{"source": p.source, "reason": p.reason} for p in self._items]
+
+
+_WORKER: _FileScorer | None = None
+"""The file scorer a forked worker process inherits."""
+
+_CHUNK = 16
+"""Files handed to a worker at a time: fewer round trips, little waiting at the end."""
+
+_MIN_FILES_PER_WORKER = 32
+"""Below this many files per worker, starting processes costs more than it saves."""
+
+
+def _work(paths: list[Path]) -> list[tuple[list[_Scored], list[ReadProblem]]]:
+    assert _WORKER is not None
+    return [_WORKER(path) for path in paths]
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C goes to the whole process group; the parent stops the pool, workers just stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _bounded_imap(
+    pool: Pool, files: Iterator[Path], in_flight: int
+) -> Iterator[tuple[list[_Scored], list[ReadProblem]]]:
+    """`pool.imap` in order, with at most `in_flight` chunks of files handed out at a time.
+
+    `Pool.imap` reads its whole input up front and queues every result, so when the workers
+    outpace the writer, finished results pile up in memory; here they cannot.
+    """
+    pending: deque[AsyncResult[list[tuple[list[_Scored], list[ReadProblem]]]]] = deque()
+    while chunk := list(itertools.islice(files, _CHUNK)):
+        pending.append(pool.apply_async(_work, (chunk,)))
+        if len(pending) >= in_flight:
+            yield from pending.popleft().get()
+    while pending:
+        yield from pending.popleft().get()
+
+
+@contextmanager
+def _scored_files(
+    file_scorer: _FileScorer, files: Iterator[Path], workers: int
+) -> Iterator[Iterator[tuple[list[_Scored], list[ReadProblem]]]]:
+    """Score the files in order, here or in forked worker processes.
+
+    Workers start only when there are enough files to pay for them, on platforms that can
+    fork (they inherit the ground-truth index and scorers instead of rebuilding them); the
+    results come back in file order either way, so reports are the same.
+    """
+    global _WORKER
+    count = workers if workers > 0 else (os.cpu_count() or 1)
+    head = list(itertools.islice(files, _MIN_FILES_PER_WORKER * count))
+    files = itertools.chain(head, files)
+    parallel = (
+        count > 1
+        and len(head) == _MIN_FILES_PER_WORKER * count
+        and "fork" in multiprocessing.get_all_start_methods()
+    )
+    if not parallel:
+        yield (file_scorer(path) for path in files)
+        return
+    _WORKER = file_scorer
+    pool = multiprocessing.get_context("fork").Pool(count, initializer=_ignore_interrupts)
+    try:
+        yield _bounded_imap(pool, files, in_flight=4 * count)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        _WORKER = None
 
 
 class _Scorers:
@@ -138,10 +302,9 @@ def _score_item(
     scenarios: ScenarioIndex,
     scorers: _Scorers,
     default: str,
-    unanswered: set[str],
-) -> CaseResult | NotScored:
+) -> tuple[CaseResult | NotScored, str | None]:
     if isinstance(item, ReadProblem):
-        return NotScored("unreadable", item.reason, source=item.source)
+        return NotScored("unreadable", item.reason, source=item.source), None
     key = _join_key(item, scenarios)
     if key is None:
         tried = ", ".join(repr(k) for k in _candidate_ids(item)) or "none"
@@ -151,9 +314,8 @@ def _score_item(
             source=item.source,
             run_id=item.run_id,
             scenario_id=item.scenario_id,
-        )
-    unanswered.discard(key)
-    case = scenarios.get(key)
+        ), None
+    case = scenarios.get(key, with_question=item.question is None)
     if isinstance(case, ReadProblem):
         score = Score.error(
             default, f"ground truth unusable: {case.reason}", {"reason": "bad_ground_truth"}
@@ -161,7 +323,7 @@ def _score_item(
         case = Case(id=scenarios.case_id(key), source=case.source)
     else:
         score = scorers.score(case.scoring_method or default, case, item)
-    return CaseResult(
+    result = CaseResult(
         scenario_id=case.id,
         run_id=item.run_id,
         runner=item.runner,
@@ -173,6 +335,7 @@ def _score_item(
         scenario_type=case.type,
         source=item.source,
     )
+    return result, key
 
 
 def _candidate_ids(run: Trajectory) -> list[str]:

@@ -68,6 +68,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="exit with code 1 when the pass rate is below RATE (0..1)",
     )
     parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=0,
+        metavar="N",
+        help="processes that read and score runs (default 0: one per CPU; 1: none extra)",
+    )
+    parser.add_argument(
         "--list-order",
         choices=("content", "position"),
         help="static_json: align lists by content (default) or by position",
@@ -86,6 +93,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
 
 
 def _rate(text: str) -> float:
@@ -127,6 +144,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         reports_dir=args.reports_dir,
         scorer_default=args.scorer_default,
         scorer_options={"static_json": static_options} if static_options else {},
+        workers=args.workers,
     )
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     try:

@@ -3,8 +3,10 @@
 from assay.formats.assetopsbench import (
     ReadProblem,
     iter_input_files,
+    read_run_file,
     read_runs,
     trajectory_from_record,
+    walk_run_files,
 )
 from assay.formats.ids import scenario_key
 from assay.formats.scenarios import ScenarioIndex, index_scenarios, load_scenarios
@@ -15,7 +17,9 @@ __all__ = [
     "index_scenarios",
     "iter_input_files",
     "load_scenarios",
+    "read_run_file",
     "read_runs",
     "scenario_key",
     "trajectory_from_record",
+    "walk_run_files",
 ]

@@ -38,7 +38,14 @@ import orjson
 
 from assay.records import Step, ToolCall, Trajectory, Usage
 
-__all__ = ["ReadProblem", "iter_input_files", "read_runs", "trajectory_from_record"]
+__all__ = [
+    "ReadProblem",
+    "iter_input_files",
+    "read_run_file",
+    "read_runs",
+    "trajectory_from_record",
+    "walk_run_files",
+]
 
 
 @dataclass(slots=True)
@@ -117,10 +124,24 @@ def read_runs(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Trajector
     for item in _walk_inputs(path, exclude):
         if isinstance(item, ReadProblem):
             yield item
-        elif item.suffix.lower() == ".jsonl":
-            yield from _read_jsonl(item)
         else:
-            yield from _read_json(item)
+            yield from read_run_file(item)
+
+
+def walk_run_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Path | ReadProblem]:
+    """The run files under `path`, and a problem for each directory that cannot be read.
+
+    The same walk as `iter_input_files`, with its problems: for callers that read the files
+    themselves (one by one, or in parallel) with `read_run_file`.
+    """
+    return _walk_inputs(path, exclude)
+
+
+def read_run_file(path: Path) -> Iterator[Trajectory | ReadProblem]:
+    """The runs in one `.json` or `.jsonl` file, and a problem for each part that is unusable."""
+    if path.suffix.lower() == ".jsonl":
+        return _read_jsonl(path)
+    return _read_json(path)
 
 
 def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:

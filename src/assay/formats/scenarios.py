@@ -131,8 +131,13 @@ class ScenarioIndex:
         entry = self._entries[key]
         return entry.id if isinstance(entry, Case) else _folder_id_of(self._folder(key, entry))
 
-    def get(self, key: str) -> Case | ReadProblem:
+    def get(self, key: str, *, with_question: bool = True) -> Case | ReadProblem:
         """The case for `key`, reading its folder if needed; a ReadProblem if it is unusable.
+
+        Args:
+            key: A join key (`scenario_key` of an id).
+            with_question: Read the folder's `question.txt` too. Runs usually carry their own
+                question, and one file read less per run adds up.
 
         Raises:
             KeyError: no scenario has that key.
@@ -140,15 +145,17 @@ class ScenarioIndex:
         entry = self._entries[key]
         if isinstance(entry, Case):
             return entry
+        folder = self._folder(key, entry)
         loaded = self._recent.get(key)
         if loaded is None:
-            folder = self._folder(key, entry)
-            loaded = _load_folder(Path(folder), _folder_id_of(folder), self.problems)
+            loaded = _load_folder(Path(folder), _folder_id_of(folder), self.problems, with_question)
             self._recent[key] = loaded
             if len(self._recent) > self._RECENT:
                 self._recent.popitem(last=False)
         else:
             self._recent.move_to_end(key)
+            if with_question and isinstance(loaded, Case) and loaded.question is None:
+                loaded.question = _read_question(Path(folder), self.problems)
         return loaded
 
     def _folder(self, key: str, entry: _Folder | int) -> _Folder:
@@ -328,7 +335,9 @@ def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_Folder | ReadP
     yield source
 
 
-def _load_folder(folder: Path, folder_id: str, problems: list[ReadProblem]) -> Case | ReadProblem:
+def _load_folder(
+    folder: Path, folder_id: str, problems: list[ReadProblem], with_question: bool = True
+) -> Case | ReadProblem:
     """Read a scenario folder; problems that leave the case usable are appended to `problems`."""
     source = str(folder)
     groundtruth_path = folder / GROUNDTRUTH_FILE
@@ -344,14 +353,7 @@ def _load_folder(folder: Path, folder_id: str, problems: list[ReadProblem]) -> C
         problems.append(problem)
         return problem
 
-    question: str | None = None
-    question_path = folder / QUESTION_FILE
-    if question_path.is_file():
-        text = _read_text(question_path)
-        if isinstance(text, ReadProblem):
-            problems.append(text)  # the case is still usable without its question
-        else:
-            question = text.strip() or None
+    question = _read_question(folder, problems) if with_question else None
 
     answer_rules: dict[str, Any] | None = None
     metadata: dict[str, Any] = {}
@@ -372,6 +374,17 @@ def _load_folder(folder: Path, folder_id: str, problems: list[ReadProblem]) -> C
         source=source,
         metadata=metadata,
     )
+
+
+def _read_question(folder: Path, problems: list[ReadProblem]) -> str | None:
+    question_path = folder / QUESTION_FILE
+    if not question_path.is_file():
+        return None
+    text = _read_text(question_path)
+    if isinstance(text, ReadProblem):
+        problems.append(text)  # the case is still usable without its question
+        return None
+    return text.strip() or None
 
 
 def _read_text(path: Path) -> str | ReadProblem:

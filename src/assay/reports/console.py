@@ -21,30 +21,31 @@ class Progress:
         self._task: Any = None
 
     def __enter__(self) -> Progress:
-        if self._enabled:
-            from rich.console import Console
-            from rich.progress import (
-                MofNCompleteColumn,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-            from rich.progress import Progress as RichProgress
-
-            self._progress = RichProgress(
-                SpinnerColumn(),
-                TextColumn("scoring runs"),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self._progress.__enter__()
-            self._task = self._progress.add_task("runs", total=None)
         return self
+
+    def _start(self) -> None:
+        # Started on the first result, not on entry: worker processes are forked before that,
+        # and must not inherit the display's refresh thread.
+        from rich.console import Console
+        from rich.progress import MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
+
+        self._enabled = False
+        self._progress = RichProgress(
+            SpinnerColumn(),
+            TextColumn("scoring runs"),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self._progress.__enter__()
+        self._task = self._progress.add_task("runs", total=None)
 
     def advance(self, _: object = None) -> None:
         """Count one more input handled."""
+        if self._enabled:
+            self._start()
         if self._progress is not None:
             self._progress.advance(self._task)
 

@@ -45,23 +45,39 @@ class ReportWriter:
 
     def write(self, result: CaseResult) -> None:
         """Write the per-run report and its `results.jsonl` line."""
+        report, line = render(result)
+        self.write_rendered(result, report, line)
+
+    def write_rendered(self, result: CaseResult, report: bytes, line: bytes) -> None:
+        """Write a result already rendered by `render` (possibly in another process)."""
         result.report_file = f"{self._names.allocate(result.run_id or result.scenario_id)}.json"
-        report = result.to_report()
-        report["report_file"] = result.report_file
-        write_atomic(inside(self.directory, result.report_file), _dumps(report))
+        # Both documents name the report file, which is only known here: splice it in as the
+        # last member of each object rather than parse and re-serialise them.
+        member = b',"report_file":' + orjson.dumps(result.report_file) + b"}"
+        write_atomic(inside(self.directory, result.report_file), report[:-1] + member)
         if self._lines is not None:
-            details = report["score"]["details"]
-            if "details" in details:  # per-key records stay in the per-run file
-                report["score"] = dict(
-                    report["score"], details={k: v for k, v in details.items() if k != "details"}
-                )
-            self._lines.write(_dumps(report) + b"\n")
+            self._lines.write(line[:-1] + member + b"\n")
             self._lines.flush()
 
     def write_summary(self, summary: RunSummary) -> None:
         """Write `_aggregate.json`."""
         data = orjson.dumps(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
         write_atomic(inside(self.directory, AGGREGATE_FILE), data)
+
+
+def render(result: CaseResult) -> tuple[bytes, bytes]:
+    """The per-run report and its `results.jsonl` line (without the per-key records).
+
+    Pure and picklable-in, bytes-out, so that it can run where the scoring runs.
+    """
+    report = result.to_report()
+    data = _dumps(report)
+    details = report["score"]["details"]
+    if "details" in details:  # per-key records stay in the per-run file
+        report["score"] = dict(
+            report["score"], details={k: v for k, v in details.items() if k != "details"}
+        )
+    return data, _dumps(report)
 
 
 def _dumps(value: Any) -> bytes:

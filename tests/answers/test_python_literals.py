@@ -1,0 +1,59 @@
+"""The fast path for Python-style literals agrees with Python's own reading of them."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.answers.parse import _python_as_json
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | st.text(max_size=12)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.lists(inner, max_size=4).map(tuple)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=15,
+)
+
+
+def as_lists(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [as_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_lists(v) for k, v in value.items()}
+    return value
+
+
+@given(values)
+def test_fast_path_reads_what_python_reads(value: Any) -> None:
+    source = repr(value)
+    translated = _python_as_json(source)
+    if translated is None:
+        return  # not simple enough: the full parser reads it
+    try:
+        fast = orjson.loads(translated)
+    except orjson.JSONDecodeError:
+        return  # e.g. a trailing comma in "(1,)": the full parser reads it
+    assert fast == as_lists(ast.literal_eval(source))
+
+
+@given(st.text(alphabet="()[]{},:'\" 1aTrueNone-.e", max_size=40))
+def test_fast_path_never_raises(text: str) -> None:
+    _python_as_json(text)
+
+
+def test_groupings_and_escapes_go_to_the_full_parser() -> None:
+    assert _python_as_json("(1)") is None
+    assert _python_as_json("{'it\\'s': 1}") is None
+    assert _python_as_json("[(1, 2), ('a', True)]") == '[[1,2],["a",true]]'
