@@ -174,3 +174,34 @@ def test_ops_metrics_come_from_the_trajectory(tmp_path: Path) -> None:
     assert ops["unique_tools"] == ["a", "b"]
     assert (ops["tokens_in"], ops["tokens_out"], ops["duration_ms"]) == (3000, 150, 15.5)
     assert ops["est_cost_usd"] == pytest.approx(3000 * 0.40 / 1e6 + 150 * 1.60 / 1e6)
+
+
+def test_workers_write_the_same_reports_as_one_process(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    for i in range(90):
+        write_scenario(gt, str(i), f"{{'n': {i}, 'items': [1, 2, 3]}}")
+        answer = f'{{"n": {i if i % 3 else i + 1}, "items": [3, 2, 1]}}'
+        write_run(
+            runs / f"d{i % 4}", f"{i}.json", run_id=f"r{i}", scenario_id=str(i), answer=answer
+        )
+    lines = [
+        json.dumps({"run_id": f"l{i}", "scenario_id": str(i), "answer": "{}"}) for i in range(5)
+    ]
+    (runs / "d2" / "batch.jsonl").write_text("\n".join([*lines, "not json"]) + "\n")
+    (runs / "d1" / "broken.json").write_text("{")
+    write_scenario(gt, "broken", "")  # an unusable scenario, met by a run in a worker
+    write_run(runs / "d3", "b.json", run_id="b", scenario_id="broken", answer="x")
+    outputs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"out{workers}"
+        summary = evaluate(
+            EvaluateOptions(runs, (gt,), out, workers=workers),
+        )
+        files = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "_aggregate.json"}
+        aggregate = orjson.loads((out / "_aggregate.json").read_bytes())
+        del aggregate["generated_at"]
+        outputs[workers] = (files, aggregate, summary.totals)
+    assert outputs[1] == outputs[2]
+    totals = outputs[2][2]
+    assert (totals["runs_read"], totals["unreadable"], totals["errors"]) == (98, 2, 1)
+    assert any("empty" in p["reason"] for p in outputs[2][1]["scenario_problems"])

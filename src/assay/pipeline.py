@@ -104,19 +104,18 @@ def evaluate(
         _scored_files(file_scorer, run_files(), options.workers) as scored_files,
     ):
         try:
-            for scored, found in scored_files:
-                problems.extend(found)
-                for item in scored:
-                    if item.key is not None:
-                        unanswered.discard(item.key)
-                    if isinstance(item.outcome, CaseResult):
-                        assert item.report is not None and item.line is not None
-                        writer.write_rendered(item.outcome, item.report, item.line)
-                        builder.add_result(item.outcome)
-                    else:
-                        builder.add_not_scored(item.outcome)
-                    if on_result is not None:
-                        on_result(item.outcome)
+            for item in scored_files:
+                problems.extend(item.problems)
+                if item.key is not None:
+                    unanswered.discard(item.key)
+                if isinstance(item.outcome, CaseResult):
+                    assert item.report is not None and item.line is not None
+                    writer.write_rendered(item.outcome, item.report, item.line)
+                    builder.add_result(item.outcome)
+                else:
+                    builder.add_not_scored(item.outcome)
+                if on_result is not None:
+                    on_result(item.outcome)
             for problem in walk_problems:
                 builder.add_not_scored(
                     NotScored("unreadable", problem.reason, source=problem.source)
@@ -149,6 +148,8 @@ class _Scored:
     """Its results.jsonl line, without the report file's name."""
     key: str | None = None
     """The scenario key the run answered, if it joined one."""
+    problems: list[ReadProblem] = field(default_factory=list)
+    """Ground-truth problems first met while scoring this run."""
 
 
 class _FileScorer:
@@ -159,20 +160,19 @@ class _FileScorer:
         self.scorers = scorers
         self.default = default
 
-    def __call__(self, path: Path) -> tuple[list[_Scored], list[ReadProblem]]:
-        """The outcomes of the file's runs, and ground-truth problems met while scoring them."""
-        known = len(self.scenarios.problems)
-        scored = []
+    def __call__(self, path: Path) -> Iterator[_Scored]:
+        """The outcomes of the file's runs, one at a time."""
         for item in read_run_file(path):
+            known = len(self.scenarios.problems)
             outcome, key = _score_item(item, self.scenarios, self.scorers, self.default)
+            problems = self.scenarios.problems[known:]
             if isinstance(outcome, CaseResult):
                 report, line = render(outcome)
                 # The rendered report holds the per-key records; the summary needs none of them.
                 outcome.score.details.pop("details", None)
-                scored.append(_Scored(outcome, report, line, key))
+                yield _Scored(outcome, report, line, key, problems)
             else:
-                scored.append(_Scored(outcome, key=key))
-        return scored, self.scenarios.problems[known:]
+                yield _Scored(outcome, key=key, problems=problems)
 
 
 class _Problems:
@@ -203,9 +203,9 @@ _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _work(paths: list[Path]) -> list[tuple[list[_Scored], list[ReadProblem]]]:
+def _work(paths: list[Path]) -> list[_Scored]:
     assert _WORKER is not None
-    return [_WORKER(path) for path in paths]
+    return [scored for path in paths for scored in _WORKER(path)]
 
 
 def _ignore_interrupts() -> None:
@@ -213,19 +213,37 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _bounded_imap(
-    pool: Pool, files: Iterator[Path], in_flight: int
-) -> Iterator[tuple[list[_Scored], list[ReadProblem]]]:
-    """`pool.imap` in order, with at most `in_flight` chunks of files handed out at a time.
+def _in_workers(
+    pool: Pool, file_scorer: _FileScorer, files: Iterator[Path], in_flight: int
+) -> Iterator[_Scored]:
+    """Scored runs in file order, `.json` files scored by the pool in chunks.
 
-    `Pool.imap` reads its whole input up front and queues every result, so when the workers
-    outpace the writer, finished results pile up in memory; here they cannot.
+    At most `in_flight` chunks are out at a time (`Pool.imap` would read all its input up
+    front and queue every result, so results would pile up when the writer is the slower
+    side). A `.jsonl` file can hold any number of runs, so it is streamed here instead, after
+    the chunks before it: a worker would have to return all of its runs at once.
     """
-    pending: deque[AsyncResult[list[tuple[list[_Scored], list[ReadProblem]]]]] = deque()
-    while chunk := list(itertools.islice(files, _CHUNK)):
-        pending.append(pool.apply_async(_work, (chunk,)))
-        if len(pending) >= in_flight:
+    pending: deque[AsyncResult[list[_Scored]]] = deque()
+    chunk: list[Path] = []
+
+    def submit() -> Iterator[_Scored]:
+        if chunk:
+            pending.append(pool.apply_async(_work, (list(chunk),)))
+            chunk.clear()
+        while len(pending) >= in_flight:
             yield from pending.popleft().get()
+
+    for path in files:
+        if path.suffix.lower() == ".jsonl":
+            yield from submit()
+            while pending:
+                yield from pending.popleft().get()
+            yield from file_scorer(path)
+            continue
+        chunk.append(path)
+        if len(chunk) == _CHUNK:
+            yield from submit()
+    yield from submit()
     while pending:
         yield from pending.popleft().get()
 
@@ -233,7 +251,7 @@ def _bounded_imap(
 @contextmanager
 def _scored_files(
     file_scorer: _FileScorer, files: Iterator[Path], workers: int
-) -> Iterator[Iterator[tuple[list[_Scored], list[ReadProblem]]]]:
+) -> Iterator[Iterator[_Scored]]:
     """Score the files in order, here or in forked worker processes.
 
     Workers start only when there are enough files to pay for them, on platforms that can
@@ -250,12 +268,12 @@ def _scored_files(
         and "fork" in multiprocessing.get_all_start_methods()
     )
     if not parallel:
-        yield (file_scorer(path) for path in files)
+        yield (scored for path in files for scored in file_scorer(path))
         return
     _WORKER = file_scorer
     pool = multiprocessing.get_context("fork").Pool(count, initializer=_ignore_interrupts)
     try:
-        yield _bounded_imap(pool, files, in_flight=4 * count)
+        yield _in_workers(pool, file_scorer, files, in_flight=2 * count)
         pool.close()
     except BaseException:
         pool.terminate()
