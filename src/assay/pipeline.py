@@ -86,12 +86,11 @@ def evaluate(
     scenarios = index_scenarios(list(options.scenarios))
     builder = SummaryBuilder()
     builder.set_scenarios_loaded(len(scenarios))
-    unanswered = set(scenarios.keys())  # shares the index's key strings: no copy per scenario
     problems = _Problems(scenarios.problems)
     walk_problems: list[ReadProblem] = []
     file_scorer = _FileScorer(scenarios, scorers, options.scorer_default)
 
-    def run_files() -> Iterator[Path]:
+    def run_files() -> Iterator[str]:
         for item in walk_run_files(options.trajectories, exclude=[options.reports_dir]):
             if isinstance(item, ReadProblem):
                 walk_problems.append(item)
@@ -107,7 +106,7 @@ def evaluate(
             for item in scored_files:
                 problems.extend(item.problems)
                 if item.key is not None:
-                    unanswered.discard(item.key)
+                    scenarios.mark_answered(item.key)
                 if isinstance(item.outcome, CaseResult):
                     assert item.report is not None and item.line is not None
                     writer.write_rendered(item.outcome, item.report, item.line)
@@ -120,16 +119,15 @@ def evaluate(
                 builder.add_not_scored(
                     NotScored("unreadable", problem.reason, source=problem.source)
                 )
-            for key in scenarios:
-                if key in unanswered:
-                    builder.add_not_scored(
-                        NotScored(
-                            "no_run",
-                            "no run answered this scenario",
-                            source=scenarios.source(key),
-                            scenario_id=scenarios.case_id(key),
-                        )
+            for key in scenarios.unanswered():
+                builder.add_not_scored(
+                    NotScored(
+                        "no_run",
+                        "no run answered this scenario",
+                        source=scenarios.source(key),
+                        scenario_id=scenarios.case_id(key),
                     )
+                )
             interrupted = False
         finally:
             summary = builder.finish(problems.report(), interrupted=interrupted)
@@ -160,7 +158,7 @@ class _FileScorer:
         self.scorers = scorers
         self.default = default
 
-    def __call__(self, path: Path) -> Iterator[_Scored]:
+    def __call__(self, path: str) -> Iterator[_Scored]:
         """The outcomes of the file's runs, one at a time."""
         for item in read_run_file(path):
             known = len(self.scenarios.problems)
@@ -203,7 +201,7 @@ _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _work(paths: list[Path]) -> list[_Scored]:
+def _work(paths: list[str]) -> list[_Scored]:
     assert _WORKER is not None
     return [scored for path in paths for scored in _WORKER(path)]
 
@@ -214,7 +212,7 @@ def _ignore_interrupts() -> None:
 
 
 def _in_workers(
-    pool: Pool, file_scorer: _FileScorer, files: Iterator[Path], in_flight: int
+    pool: Pool, file_scorer: _FileScorer, files: Iterator[str], in_flight: int
 ) -> Iterator[_Scored]:
     """Scored runs in file order, `.json` files scored by the pool in chunks.
 
@@ -224,7 +222,7 @@ def _in_workers(
     the chunks before it: a worker would have to return all of its runs at once.
     """
     pending: deque[AsyncResult[list[_Scored]]] = deque()
-    chunk: list[Path] = []
+    chunk: list[str] = []
 
     def submit() -> Iterator[_Scored]:
         if chunk:
@@ -234,7 +232,7 @@ def _in_workers(
             yield from pending.popleft().get()
 
     for path in files:
-        if path.suffix.lower() == ".jsonl":
+        if path.lower().endswith(".jsonl"):
             yield from submit()
             while pending:
                 yield from pending.popleft().get()
@@ -250,7 +248,7 @@ def _in_workers(
 
 @contextmanager
 def _scored_files(
-    file_scorer: _FileScorer, files: Iterator[Path], workers: int
+    file_scorer: _FileScorer, files: Iterator[str], workers: int
 ) -> Iterator[Iterator[_Scored]]:
     """Score the files in order, here or in forked worker processes.
 
@@ -360,7 +358,7 @@ def _candidate_ids(run: Trajectory) -> list[str]:
     """Ids a run may name its scenario by: its scenario_id, its file's stem, its run_id."""
     candidates = [run.scenario_id]
     if run.source.endswith(".json"):  # one run per file: the file is named after the scenario
-        candidates.append(Path(run.source).stem)
+        candidates.append(os.path.basename(run.source)[: -len(".json")])  # noqa: PTH119
     candidates.append(run.run_id)
     return list(dict.fromkeys(c for c in candidates if c))
 

@@ -98,8 +98,8 @@ def iter_input_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Pa
         [PosixPath('runs/11.json')]
     """
     for item in _walk_inputs(path, exclude):
-        if isinstance(item, Path):
-            yield item
+        if isinstance(item, str):
+            yield Path(item)
 
 
 def read_runs(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Trajectory | ReadProblem]:
@@ -128,18 +128,19 @@ def read_runs(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Trajector
             yield from read_run_file(item)
 
 
-def walk_run_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Path | ReadProblem]:
+def walk_run_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[str | ReadProblem]:
     """The run files under `path`, and a problem for each directory that cannot be read.
 
     The same walk as `iter_input_files`, with its problems: for callers that read the files
-    themselves (one by one, or in parallel) with `read_run_file`.
+    themselves (one by one, or in parallel) with `read_run_file`. Paths come as strings:
+    pathlib interns every name it parses, which adds up over many thousand files.
     """
     return _walk_inputs(path, exclude)
 
 
-def read_run_file(path: Path) -> Iterator[Trajectory | ReadProblem]:
+def read_run_file(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     """The runs in one `.json` or `.jsonl` file, and a problem for each part that is unusable."""
-    if path.suffix.lower() == ".jsonl":
+    if os.fspath(path).lower().endswith(".jsonl"):
         return _read_jsonl(path)
     return _read_json(path)
 
@@ -208,9 +209,9 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
 # --- files ---------------------------------------------------------------------------------
 
 
-def _walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[Path | ReadProblem]:
+def _walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | ReadProblem]:
     if not path.is_dir():
-        yield path
+        yield str(path)
         return
     errors: list[OSError] = []
     found_any = False
@@ -231,7 +232,7 @@ def _walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[Path | Re
         for name in sorted(filenames):
             if not name.startswith(".") and name.lower().endswith(_INPUT_SUFFIXES):
                 found_any = True
-                yield Path(dirpath, name)
+                yield os.path.join(dirpath, name)  # noqa: PTH118
     if not found_any and not errors:
         # An empty directory is almost always a wrong path; say so instead of reading nothing.
         yield ReadProblem(str(path), "no .json or .jsonl files in directory")
@@ -241,13 +242,14 @@ def _walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[Path | Re
         )
 
 
-def read_bytes(path: Path) -> bytes | ReadProblem:
+def read_bytes(path: str | Path) -> bytes | ReadProblem:
     """The bytes of `path` without a UTF-8 byte-order mark, or why they cannot be read.
 
     Shared with the other readers in `assay.formats`; not re-exported.
     """
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:  # noqa: PTH123 - str paths on the hot path
+            data = handle.read()
     except OSError as error:
         return ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
     # Editors on some systems write a BOM; orjson refuses it, and it carries no meaning.
@@ -298,7 +300,7 @@ def json_type(value: object) -> str:
     return type(value).__name__
 
 
-def _read_json(path: Path) -> Iterator[Trajectory | ReadProblem]:
+def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     source = str(path)
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
@@ -327,7 +329,7 @@ def _read_json(path: Path) -> Iterator[Trajectory | ReadProblem]:
         )
 
 
-def _read_jsonl(path: Path) -> Iterator[Trajectory | ReadProblem]:
+def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
         yield data

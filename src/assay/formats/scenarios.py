@@ -92,6 +92,9 @@ class ScenarioIndex:
         self._entries: dict[str, Case | _Folder | int] = {}
         self._parents: list[str] = []
         self._parent_numbers: dict[str, int] = {}
+        # Answered folders flip their parent number to its complement (~n < 0): a set of
+        # answered keys would cost as much again as the index.
+        self._answered: set[str] = set()  # answered scenarios held as a Case or a path
         self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
         self.problems: list[ReadProblem] = []
         """Problems found while indexing (and, as they are met, while loading folders)."""
@@ -158,9 +161,26 @@ class ScenarioIndex:
                 loaded.question = _read_question(Path(folder), self.problems)
         return loaded
 
+    def mark_answered(self, key: str) -> None:
+        """Note that a run answered the scenario `key`."""
+        entry = self._entries[key]
+        if isinstance(entry, int):
+            if entry >= 0:
+                self._entries[key] = ~entry
+        else:
+            self._answered.add(key)
+
+    def unanswered(self) -> Iterator[str]:
+        """Keys of the scenarios no run answered, in load order."""
+        for key, entry in self._entries.items():
+            answered = entry < 0 if isinstance(entry, int) else key in self._answered
+            if not answered:
+                yield key
+
     def _folder(self, key: str, entry: _Folder | int) -> _Folder:
         if isinstance(entry, int):
-            return os.path.join(self._parents[entry], _FOLDER_PREFIXES[0] + key)  # noqa: PTH118
+            parent = self._parents[entry if entry >= 0 else ~entry]
+            return os.path.join(parent, _FOLDER_PREFIXES[0] + key)  # noqa: PTH118
         return entry
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
