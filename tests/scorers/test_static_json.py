@@ -295,3 +295,16 @@ def test_invalid_rules_are_an_error() -> None:
     result = score("{'a': 1}", "{'a': 1}", rules={"keys": {"a": {"abs_tol": -1}}})
     assert result.status is ScoreStatus.ERROR
     assert "abs_tol" in result.rationale
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("6", "Here is the result of the analysis:\n\n```json\n6\n```\n\nLet me know."),
+        ("'GEN-21'", "Result:\n```python\n'GEN-21'\n```\nAnything else?"),
+        ("B", "The option:\n```\nB\n```\n"),
+        ("'P-36'", "First guess:\n```\nP-35\n```\nCorrected:\n```json\nP-36\n```"),
+    ],
+)
+def test_a_fenced_scalar_among_prose_is_the_answer(gold: str, answer: str) -> None:
+    assert score(gold, answer).passed is True

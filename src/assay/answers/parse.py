@@ -75,6 +75,7 @@ _TOKEN = re.compile(r"""[{}\[\]()"'\\]""")
 _OPENERS = {"{": "}", "[": "]", "(": ")"}
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
 _FENCE = re.compile(r"^```[\w+-]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
+_FENCED_BLOCK = re.compile(r"```[\w+-]*[ \t]*\n(.*?)\n?```", re.DOTALL)
 _EMPHASIS = "*_`"
 _NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _LABELLED_NUMBER = re.compile(
@@ -122,6 +123,9 @@ def parse_answer(text: Any, *, expect: Expect = "any") -> ParsedAnswer:
         return ParsedAnswer(None, "rejected", str(exc))
     if found is not None:
         return found
+    fenced = _last_match(_FENCED_BLOCK, region)
+    if fenced is not None:  # "Here is the result: ```json 6```, let me know…": the block is it
+        region = fenced.group(1)
     scalar = _scalar(region, structure_error)
     if expect == "count" and not _is_number(scalar.value):
         count = _count_fallback(region, labelled)
