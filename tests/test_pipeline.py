@@ -60,6 +60,9 @@ def test_every_input_is_accounted_for(tmp_path: Path) -> None:
         == totals["runs_read"]
     )
     assert [item["scenario_id"] for item in summary.not_scored["no_run"]] == ["4"]
+    assert [(f["run_id"], f["score"], f["report_file"]) for f in summary.worst_failures] == [
+        ("r2", 0.0, "r2.json")
+    ]
     aggregate = orjson.loads((out / "_aggregate.json").read_bytes())
     assert aggregate["totals"] == totals
     lines = (out / "results.jsonl").read_bytes().splitlines()

@@ -183,6 +183,8 @@ class RunSummary:
     """Ground-truth inputs that could not be used."""
     interrupted: bool = False
     """True when the evaluation stopped early; the figures cover what finished."""
+    worst_failures: list[dict[str, Any]] = field(default_factory=list)
+    """The lowest-scoring failed runs (at most ten), lowest first."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -204,4 +206,5 @@ class RunSummary:
             "metrics_mean": self.metrics_mean,
             "not_scored": self.not_scored,
             "scenario_problems": self.scenario_problems,
+            "worst_failures": self.worst_failures,
         }

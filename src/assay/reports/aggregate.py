@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import statistics
 from array import array
 from collections import Counter
@@ -10,6 +11,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.results import CaseResult, NotScored, RunSummary, ScoreStatus
+
+WORST_KEPT = 10
+"""How many failed runs, lowest score first, the summary names."""
 
 
 class _Group:
@@ -77,6 +81,8 @@ class SummaryBuilder:
         }
         self._scenarios_loaded = 0
         self._no_answer = 0
+        self._worst: list[tuple[float, int, dict[str, Any]]] = []
+        self._failures_seen = 0
 
     def add_result(self, result: CaseResult) -> None:
         """Count one scored, unscored or errored run."""
@@ -91,6 +97,8 @@ class SummaryBuilder:
         self._by_runner_model.setdefault(key, _Group()).add(result)
         if score.status is ScoreStatus.SCORED:
             self._passed += bool(score.passed)
+            if not score.passed:
+                self._note_failure(result)
             sums = self._metric_sums.setdefault(score.scorer, {})
             self._metric_counts[score.scorer] += 1
             for name, value in score.details.items():
@@ -118,6 +126,26 @@ class SummaryBuilder:
             self._durations.append(ops.duration_ms)
         if ops.est_cost_usd is not None:
             self._cost_total = (self._cost_total or 0.0) + ops.est_cost_usd
+
+    def _note_failure(self, result: CaseResult) -> None:
+        # Only the worst few are kept (a bounded heap), for the console: every failure is in
+        # results.jsonl already.
+        entry = (
+            -(result.score.value or 0.0),
+            self._failures_seen,
+            {
+                "run_id": result.run_id,
+                "scenario_id": result.scenario_id,
+                "score": result.score.value,
+                "reason": result.score.rationale,
+                "report_file": result.report_file,
+            },
+        )
+        self._failures_seen += 1
+        if len(self._worst) < WORST_KEPT:
+            heapq.heappush(self._worst, entry)
+        else:
+            heapq.heappushpop(self._worst, entry)
 
     def add_not_scored(self, item: NotScored) -> None:
         """Count an input that produced no result: unreadable, no scenario, or no run."""
@@ -179,6 +207,9 @@ class SummaryBuilder:
             ops=ops,
             metrics_mean=means,
             not_scored=self._not_scored,
+            worst_failures=[
+                item for _, _, item in sorted(self._worst, key=lambda e: (-e[0], e[1]))
+            ],
             scenario_problems=scenario_problems or [],
             interrupted=interrupted,
         )

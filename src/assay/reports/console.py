@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -64,7 +65,8 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    # Piped into a log, rich would assume 80 columns and cut runner and model names short.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 140)
     totals = summary.totals
     table = Table(title="assay evaluate", show_header=False, title_justify="left")
     table.add_column("what")
@@ -89,18 +91,32 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
     console.print(table)
 
     if len(summary.by_runner_model) > 1:
-        breakdown = Table(title="by runner | model", title_justify="left")
-        for column in ("runner | model", "scored", "passed", "pass rate", "mean score"):
-            breakdown.add_column(column, justify="left" if column == "runner | model" else "right")
+        breakdown = Table(title="by runner and model", title_justify="left")
+        for column in ("runner", "model", "scored", "passed", "pass rate", "mean score"):
+            breakdown.add_column(
+                column, justify="left" if column in ("runner", "model") else "right"
+            )
         for key, group in summary.by_runner_model.items():
+            runner, _, model = key.partition(" | ")
             breakdown.add_row(
-                key,
+                runner,
+                model,
                 str(group["scored"]),
                 str(group["passed"]),
                 "n/a" if group["pass_rate"] is None else f"{group['pass_rate']:.1%}",
                 "n/a" if group["mean_score"] is None else f"{group['mean_score']:.3f}",
             )
         console.print(breakdown)
+
+    if summary.worst_failures:
+        console.print("[bold]lowest-scoring failures[/bold]")
+        for item in summary.worst_failures:
+            console.print(
+                f"  {item['report_file'] or item['run_id']}  score {item['score']:.3f}  "
+                f"{item['reason']}",
+                markup=False,
+                soft_wrap=True,
+            )
 
     problems = [(kind, item) for kind, items in summary.not_scored.items() for item in items] + [
         ("ground truth", item) for item in summary.scenario_problems
@@ -110,7 +126,7 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
         console.print("[bold]not scored[/bold]")
         for kind, item in shown:
             where = item.get("source") or item.get("scenario_id") or ""
-            console.print(f"  {kind:<13} {where}: {item['reason']}", markup=False, highlight=False)
+            console.print(f"  {kind:<13} {where}: {item['reason']}", markup=False, soft_wrap=True)
         if len(shown) < len(problems):
             console.print(f"  … and {len(problems) - len(shown)} more (-v lists all)")
     console.print(f"reports: {reports_dir}", markup=False)
