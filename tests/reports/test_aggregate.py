@@ -1,0 +1,63 @@
+"""The run summary: counts, breakdowns, means, percentiles and the worst failures."""
+
+from __future__ import annotations
+
+from assay.reports.aggregate import SummaryBuilder
+from assay.results import CaseResult, NotScored, OpsMetrics, Score
+
+
+def result(i: int, score: Score, *, runner: str = "r", duration: float | None = None) -> CaseResult:
+    return CaseResult(
+        scenario_id=str(i),
+        run_id=f"run{i}",
+        runner=runner,
+        model="m",
+        question=None,
+        answer="x",
+        score=score,
+        ops=OpsMetrics(tokens_in=10, tokens_out=1, duration_ms=duration, est_cost_usd=0.5),
+        scenario_type="count" if i % 2 else "dict",
+        report_file=f"run{i}.json",
+    )
+
+
+def test_totals_breakdowns_and_means() -> None:
+    builder = SummaryBuilder()
+    for i in range(30):
+        value = i / 30
+        builder.add_result(
+            result(
+                i,
+                Score.scored("s", value, passed=value >= 0.5, details={"f1": value, "n": 2}),
+                runner="a" if i < 10 else "b",
+                duration=float(i),
+            )
+        )
+    builder.add_result(result(99, Score.unscored("s", "no answer", {"reason": "no_answer"})))
+    builder.add_result(result(98, Score.error("s", "broken rules")))
+    builder.add_not_scored(NotScored("no_scenario", "no scenario", source="x.json"))
+    summary = builder.finish()
+    totals = summary.totals
+    assert (totals["runs_read"], totals["scored"], totals["passed"]) == (33, 30, 15)
+    assert (totals["unscored"], totals["no_answer"], totals["errors"], totals["skipped"]) == (
+        1,
+        1,
+        1,
+        1,
+    )
+    assert totals["pass_rate"] == 0.5
+    assert summary.by_runner_model["a | m"]["scored"] == 10
+    assert summary.by_runner_model["a | m"]["passed"] == 0
+    assert summary.metrics_mean["s"] == {"f1": sum(i / 30 for i in range(30)) / 30, "n": 2.0}
+    assert summary.ops["duration_ms_p50"] == 14.5
+    assert summary.ops["est_cost_usd_total"] == 16.0
+    worst = summary.worst_failures
+    assert [w["run_id"] for w in worst] == [f"run{i}" for i in range(10)]
+    assert worst[0]["report_file"] == "run0.json"
+
+
+def test_nothing_scored_has_no_pass_rate() -> None:
+    summary = SummaryBuilder().finish()
+    assert summary.totals["pass_rate"] is None
+    assert summary.pass_rate is None
+    assert summary.ops["duration_ms_p50"] is None
