@@ -68,7 +68,8 @@ class ReportWriter:
 def render(result: CaseResult) -> tuple[bytes, bytes]:
     """The per-run report and its `results.jsonl` line (without the per-key records).
 
-    Pure and picklable-in, bytes-out, so that it can run where the scoring runs.
+    Pure, and bytes out: it runs where the scoring runs (a worker process, say), and the
+    writer only adds the file name.
     """
     report = result.to_report()
     data = _dumps(report)
