@@ -37,12 +37,23 @@ def test_duplicates_pair_one_to_one() -> None:
     assert metrics["strict_exact_match_accuracy"] == 0.0
 
 
-def test_long_lists_fall_back_to_position_with_a_note() -> None:
+def test_long_lists_fall_back_to_greedy_alignment_with_a_note() -> None:
+    gold = [{"id": f"A{i}", "v": i, "status": "open"} for i in range(400)]
+    model = [{"id": f"A{i}", "v": i + (i % 2), "status": "open"} for i in reversed(range(400))]
+    result = compare_values(gold, model)
+    assert result.notes and "greedily" in result.notes[0]
+    metrics = result.metrics()
+    # Every item finds its partner by id; only the changed values miss.
+    assert metrics["exact_value_matches"] == 400 + 200 + 400
+    assert metrics["missing_keys"] == [] and metrics["extra_keys"] == []
+
+
+def test_long_lists_with_nothing_in_common_pair_by_position() -> None:
     gold = [{"i": i} for i in range(200)]
     model = [{"i": i + 1000} for i in range(200)]
     result = compare_values(gold, model)
-    assert result.notes and "by position" in result.notes[0]
     assert result.metrics()["total_gold_keys"] == 200
+    assert result.metrics()["matched_keys"] == 200
 
 
 def test_long_identical_lists_in_another_order_still_align() -> None:

@@ -308,3 +308,11 @@ def test_invalid_rules_are_an_error() -> None:
 )
 def test_a_fenced_scalar_among_prose_is_the_answer(gold: str, answer: str) -> None:
     assert score(gold, answer).passed is True
+
+
+def test_unclosed_parentheses_in_prose_are_not_nesting() -> None:
+    answer = "blah (" * 50_000 + " The answer is 34."
+    result = score("34", answer)
+    assert result.passed is True
+    wrapped = score("{'a': 1}", "(" * 300 + "{'a': 1}" + ")" * 300)
+    assert wrapped.passed is True

@@ -32,6 +32,9 @@ _SEQUENCE = (list, tuple)
 _PAIR_LIMIT = 10_000
 """Most item pairs scored to align one list; longer lists fall back to position (with a note)."""
 
+_COMMON_VALUE = 32
+"""In greedy alignment, a value shared by more items than this does not help pair them."""
+
 MatchType = Literal["exact", "tolerance", "partial", "mismatch", "missing", "extra", "contains"]
 
 
@@ -272,10 +275,10 @@ class _Comparer:
             return pairs
         if len(rest_gold) * len(rest_model) > _PAIR_LIMIT:
             self.notes.append(
-                f"{path}: {len(rest_gold)}x{len(rest_model)} unmatched items is too many to align "
-                "by content; they were compared by position"
+                f"{path}: {len(rest_gold)}x{len(rest_model)} differing items are too many for an "
+                "optimal alignment; they were paired greedily by shared values"
             )
-            return pairs + list(zip(rest_gold, rest_model, strict=False))
+            return pairs + self._greedy_pairs(gold, model, rest_gold, rest_model)
         scores: list[list[tuple[int, float]]] = []
         widest = 1
         for i in rest_gold:
@@ -293,6 +296,41 @@ class _Comparer:
         for r, c in max_weight_assignment(weights):
             pairs.append((rest_gold[r], rest_model[c]))
         return pairs
+
+    def _greedy_pairs(
+        self, gold: Any, model: Any, rest_gold: list[int], rest_model: list[int]
+    ) -> list[tuple[int, int]]:
+        """Pairs by most shared (key, value) leaves, best first; leftovers by position.
+
+        Not optimal, but linear-ish where the assignment is cubic: each gold item only meets
+        the model items it shares a value with, through an index of their leaves. Values
+        that many items share (a common status) say little and are left out of the index.
+        """
+        postings: dict[tuple[str, NormalForm], list[int]] = {}
+        for j in rest_model:
+            for suffix, leaf in _flatten(model[j]):
+                postings.setdefault((suffix, normal_form(leaf)), []).append(j)
+        candidates: list[tuple[int, int, int]] = []
+        for i in rest_gold:
+            shared: dict[int, int] = {}
+            for suffix, leaf in _flatten(gold[i]):
+                hits = postings.get((suffix, normal_form(leaf)), ())
+                if len(hits) <= _COMMON_VALUE:
+                    for j in hits:
+                        shared[j] = shared.get(j, 0) + 1
+            candidates.extend((-count, i, j) for j, count in shared.items())
+        candidates.sort()
+        pairs: list[tuple[int, int]] = []
+        used_gold: set[int] = set()
+        used_model: set[int] = set()
+        for _, i, j in candidates:
+            if i not in used_gold and j not in used_model:
+                used_gold.add(i)
+                used_model.add(j)
+                pairs.append((i, j))
+        leftover_gold = [i for i in rest_gold if i not in used_gold]
+        leftover_model = [j for j in rest_model if j not in used_model]
+        return pairs + list(zip(leftover_gold, leftover_model, strict=False))
 
     def _match_on(self, gold: Any, model: Any, path: str, rule: KeyRule) -> list[tuple[int, int]]:
         def identity(item: Any) -> tuple[NormalForm, ...] | None:

@@ -264,8 +264,10 @@ def _candidate_spans(text: str) -> list[tuple[int, int]]:
             stack.append((char, pos))
             if char != "(":
                 brackets += 1
-            if len(stack) > MAX_DEPTH:
-                raise _ParseError(f"answer nested deeper than {MAX_DEPTH} levels")
+                # Only brackets count: prose is full of unclosed "(", and a span with too many
+                # nested parentheses simply fails to parse.
+                if brackets > MAX_DEPTH:
+                    raise _ParseError(f"answer nested deeper than {MAX_DEPTH} levels")
             continue
         if char not in _CLOSERS:
             continue
@@ -284,8 +286,25 @@ def _candidate_spans(text: str) -> list[tuple[int, int]]:
             brackets -= 1
         if brackets == 0:
             spans.append((start, pos + 1))
-    spans.sort(key=lambda span: (-span[1], span[0]))
-    return spans
+    return _without_grouping_parentheses(text, spans)
+
+
+def _without_grouping_parentheses(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Drop `( … )` spans that only wrap another span: `(({...}))` offers the dict once."""
+    found = set(spans)
+    kept = []
+    for start, end in spans:
+        if text[start] == "(":
+            inner_start, inner_end = start + 1, end - 1
+            while inner_start < inner_end and text[inner_start].isspace():
+                inner_start += 1
+            while inner_end > inner_start and text[inner_end - 1].isspace():
+                inner_end -= 1
+            if (inner_start, inner_end) in found:
+                continue
+        kept.append((start, end))
+    kept.sort(key=lambda span: (-span[1], span[0]))
+    return kept
 
 
 def _last_structure(region: str) -> tuple[ParsedAnswer | None, str | None]:
