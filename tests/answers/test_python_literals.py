@@ -58,4 +58,4 @@ def test_fast_path_never_raises(text: str) -> None:
 def test_groupings_and_escapes_go_to_the_full_parser() -> None:
     assert _python_as_json("(1)") is None
     assert _python_as_json("{'it\\'s': 1}") is None
-    assert _python_as_json("[(1, 2), ('a', True)]") == '[[1,2],["a",true]]'
+    assert _python_as_json("[(1, 2), ('a', True)]") == '[[1, 2], ["a", true]]'

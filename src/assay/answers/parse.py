@@ -363,74 +363,59 @@ def _parse_literal(source: str) -> Any:
     return _literal(tree.body, 0)
 
 
-_PYTHON_TOKEN = re.compile(
-    r"""(?P<space>\s+)
-    |(?P<single>'[^'\\\n]*')
-    |(?P<double>"[^"\\\n]*")
-    |(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?![\w.]))
-    |(?P<name>True|False|None)(?!\w)
-    |(?P<open>[\[{(])
-    |(?P<close>[\]})])
-    |(?P<punct>[,:])""",
-    re.VERBOSE,
-)
+_PYTHON_WORDS = r"""'[^'\\\n]*'|"[^"\\\n]*"|\b(?:True|False|None)\b"""
+_PYTHON_SIMPLE = re.compile(_PYTHON_WORDS)
+_PYTHON_GROUPS = re.compile(_PYTHON_WORDS + r"|[()\[\]{},]")
 _JSON_NAMES = {"True": "true", "False": "false", "None": "null"}
 
 
 def _python_as_json(source: str) -> str | None:
-    """The JSON spelling of a simple Python literal, or None when it is not that simple.
+    """The JSON spelling of a simple Python literal, or None when it cannot be one.
 
     Most Python-style answers are dicts and lists of plain strings, numbers, booleans and
-    tuples; translating those token by token and parsing with orjson is several times faster
-    than compiling them. Anything unusual (escapes, tuple keys, `(x)` without a comma, sets)
-    returns None and goes to the full parser. Tuples come back as lists, as everywhere else
-    in comparison.
+    tuples; rewriting their quotes, names and parentheses and parsing with orjson is several
+    times faster than compiling them. Whatever the rewrite leaves that is not JSON (escapes,
+    tuple keys, sets, `1_000`) makes orjson fail, and the full parser takes over; a grouping
+    `(x)` without a comma returns None here. Tuples come back as lists, as everywhere else in
+    comparison.
     """
-    out: list[str] = []
-    parens: list[bool] = []  # per open "(": seen a comma (so it is a tuple, not a grouping)
-    items: list[int] = []  # per open bracket: values seen at its level
-    position, end = 0, len(source)
-    while position < end:
-        match = _PYTHON_TOKEN.match(source, position)
-        if match is None:
-            return None
-        position = match.end()
-        kind = match.lastgroup
+    if "\\" in source:
+        return None  # an escape can end a string where the rewrite does not see it
+    if "(" not in source and ")" not in source:
+        return _PYTHON_SIMPLE.sub(_json_word, source)
+    # (start, is a parenthesis, has a comma at its own level) per open bracket
+    stack: list[list[Any]] = []
+    broken = False
+
+    def rewrite(match: re.Match[str]) -> str:
+        nonlocal broken
         text = match.group()
-        if kind == "space":
-            continue
-        if kind == "single":
-            out.append(orjson.dumps(text[1:-1]).decode())
-        elif kind == "name":
-            out.append(_JSON_NAMES[text])
-        elif kind == "open":
-            if text == "(":
-                parens.append(False)
-            items.append(0)
-            out.append("[" if text == "(" else text)
-            continue
-        elif kind == "close":
-            if not items:
-                return None
-            count = items.pop()
-            if text == ")":
-                if not parens:
-                    return None
-                if not parens.pop() and count:  # "(x)": a grouping, not a tuple
-                    return None
-                out.append("]")
-            else:
-                out.append(text)
-        elif kind == "punct":
-            if text == "," and parens and items and out and out[-1] != ",":
-                parens[-1] = True
-            out.append(text)
-            continue
-        else:
-            out.append(text)
-        if items:
-            items[-1] += 1
-    return "".join(out)
+        if text in "([{":
+            stack.append([match.start(), text == "(", False])
+            return "[" if text == "(" else text
+        if text == ",":
+            if stack:
+                stack[-1][2] = True
+            return text
+        if text in ")]}":
+            if not stack or stack[-1][1] != (text == ")"):
+                broken = True
+                return text
+            start, is_paren, has_comma = stack.pop()
+            if is_paren and not has_comma and source[start + 1 : match.start()].strip():
+                broken = True  # "(x)" is x, not a one-item tuple
+            return "]" if is_paren else text
+        return _json_word(match)
+
+    rewritten = _PYTHON_GROUPS.sub(rewrite, source)
+    return None if broken or stack else rewritten
+
+
+def _json_word(match: re.Match[str]) -> str:
+    text = match.group()
+    if text[0] == "'":
+        return orjson.dumps(text[1:-1]).decode()
+    return _JSON_NAMES.get(text, text)
 
 
 _NAMES = {"true": True, "false": False, "null": None, "none": None}
