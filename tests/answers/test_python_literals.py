@@ -59,3 +59,15 @@ def test_groupings_and_escapes_go_to_the_full_parser() -> None:
     assert _python_as_json("(1)") is None
     assert _python_as_json("{'it\\'s': 1}") is None
     assert _python_as_json("[(1, 2), ('a', True)]") == '[[1, 2], ["a", true]]'
+
+
+@given(st.text(alphabet="()[]{},:'\" 1aTrueNone-.e", max_size=40))
+def test_a_rewrite_orjson_accepts_means_what_python_means(text: str) -> None:
+    translated = _python_as_json(text)
+    if translated is None:
+        return
+    try:
+        fast = orjson.loads(translated)
+    except orjson.JSONDecodeError:
+        return
+    assert fast == as_lists(ast.literal_eval(text))
