@@ -324,6 +324,18 @@ def _last_structure(region: str) -> tuple[ParsedAnswer | None, str | None]:
                 if _too_deep(value):
                     raise _ParseError(f"answer nested deeper than {MAX_DEPTH} levels")
                 return ParsedAnswer(value, "json"), None
+    if stripped[:1] in ("{", "[", "("):  # next most common: the region is one Python literal
+        as_json = _python_as_json(stripped)
+        if as_json is not None:
+            try:
+                value = orjson.loads(as_json)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                if isinstance(value, dict | list):
+                    if _too_deep(value):
+                        raise _ParseError(f"answer nested deeper than {MAX_DEPTH} levels")
+                    return ParsedAnswer(value, "structure"), None
     error = None
     for attempt, (start, end) in enumerate(_candidate_spans(region)):
         if attempt >= MAX_PARSE_ATTEMPTS:

@@ -538,6 +538,8 @@ def _content_text(value: Any) -> str | None:
 
 
 def _count(value: Any) -> int:
+    if type(value) is int:  # the usual case, first (bool is not `int` by this test)
+        return value if value > 0 else 0
     if isinstance(value, bool):
         return 0
     if isinstance(value, int):
@@ -574,6 +576,8 @@ def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str
 
 
 def _duration(value: Any, scale: float) -> float | None:
+    if value is None:
+        return None
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):

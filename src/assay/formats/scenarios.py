@@ -151,14 +151,14 @@ class ScenarioIndex:
         folder = self._folder(key, entry)
         loaded = self._recent.get(key)
         if loaded is None:
-            loaded = _load_folder(Path(folder), _folder_id_of(folder), self.problems, with_question)
+            loaded = _load_folder(folder, _folder_id_of(folder), self.problems, with_question)
             self._recent[key] = loaded
             if len(self._recent) > self._RECENT:
                 self._recent.popitem(last=False)
         else:
             self._recent.move_to_end(key)
             if with_question and isinstance(loaded, Case) and loaded.question is None:
-                loaded.question = _read_question(Path(folder), self.problems)
+                loaded.question = _read_question(folder, self.problems)
         return loaded
 
     def mark_answered(self, key: str) -> None:
@@ -356,11 +356,12 @@ def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_Folder | ReadP
 
 
 def _load_folder(
-    folder: Path, folder_id: str, problems: list[ReadProblem], with_question: bool = True
+    folder: str | Path, folder_id: str, problems: list[ReadProblem], with_question: bool = True
 ) -> Case | ReadProblem:
     """Read a scenario folder; problems that leave the case usable are appended to `problems`."""
-    source = str(folder)
-    groundtruth_path = folder / GROUNDTRUTH_FILE
+    # Plain strings, not Path: this runs once per scored run.
+    source = os.fspath(folder)
+    groundtruth_path = os.path.join(source, GROUNDTRUTH_FILE)  # noqa: PTH118
     groundtruth = _read_text(groundtruth_path)
     if isinstance(groundtruth, ReadProblem):
         problems.append(groundtruth)
@@ -369,7 +370,7 @@ def _load_folder(
     expected = groundtruth.strip()
     if not expected:
         # An empty answer would make every run fail for a reason that is not the run's fault.
-        problem = ReadProblem(str(groundtruth_path), f"{GROUNDTRUTH_FILE} is empty")
+        problem = ReadProblem(groundtruth_path, f"{GROUNDTRUTH_FILE} is empty")
         problems.append(problem)
         return problem
 
@@ -377,11 +378,11 @@ def _load_folder(
 
     answer_rules: dict[str, Any] | None = None
     metadata: dict[str, Any] = {}
-    rules_path = folder / RULES_FILE
-    if rules_path.is_file():
+    rules_path = os.path.join(source, RULES_FILE)  # noqa: PTH118
+    if os.path.isfile(rules_path):  # noqa: PTH113
         rules, reason = _read_rules(rules_path)
         if reason is not None:
-            problems.append(ReadProblem(str(rules_path), reason))
+            problems.append(ReadProblem(rules_path, reason))
             metadata[ANSWER_RULES_ERROR] = f"{RULES_FILE}: {reason}"
         else:
             answer_rules = rules
@@ -396,9 +397,9 @@ def _load_folder(
     )
 
 
-def _read_question(folder: Path, problems: list[ReadProblem]) -> str | None:
-    question_path = folder / QUESTION_FILE
-    if not question_path.is_file():
+def _read_question(folder: str | Path, problems: list[ReadProblem]) -> str | None:
+    question_path = os.path.join(folder, QUESTION_FILE)  # noqa: PTH118
+    if not os.path.isfile(question_path):  # noqa: PTH113
         return None
     text = _read_text(question_path)
     if isinstance(text, ReadProblem):
@@ -407,7 +408,7 @@ def _read_question(folder: Path, problems: list[ReadProblem]) -> str | None:
     return text.strip() or None
 
 
-def _read_text(path: Path) -> str | ReadProblem:
+def _read_text(path: str | Path) -> str | ReadProblem:
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
         return data
@@ -417,7 +418,7 @@ def _read_text(path: Path) -> str | ReadProblem:
         return ReadProblem(str(path), f"not UTF-8: undecodable byte at offset {error.start}")
 
 
-def _read_rules(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _read_rules(path: str | Path) -> tuple[dict[str, Any] | None, str | None]:
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
         return None, data.reason
