@@ -9,12 +9,14 @@ The rules, in order:
 3. Within the region, the answer is the *last complete structure*: a balanced `{…}`, `[…]` or
    `(…)` span that parses (as JSON, or as a Python literal without evaluating anything) to a
    dict, list or tuple. Drafts before it lose; prose and parentheses before it do not hide it.
-4. Otherwise the region is read as a scalar: a JSON scalar, a quoted string, or the text itself.
+4. Otherwise the region (or the last fenced block in it, if there is one) is read as a scalar:
+   a JSON scalar, a quoted string, or the text itself.
 5. Only for the model's answer, and only when the gold answer asks for it: a bare-number gold
    answer allows the *count fallback* (a number labelled as the answer or standing alone on the
    last line), and a single-letter gold answer allows the *option fallback*.
 
-Nothing raises: text over the limits gives a `ParsedAnswer` with `error` set.
+A whole-text JSON document is taken as it is, before any of this (its strings may mention
+think tags). Nothing raises: text over the limits gives a `ParsedAnswer` with `error` set.
 
 Example:
     >>> parse_answer("Draft: {'a': 1}\\nFinal Answer: {'a': 2}").value

@@ -78,9 +78,13 @@ class ScenarioIndex:
     with the number of scenarios. Cases from JSON/JSONL scenario files are held as loaded.
 
     Example:
-        >>> index = index_scenarios([Path("examples/scenarios")])  # doctest: +SKIP
-        >>> index.get("11").expected_answer  # doctest: +SKIP
-        "{'energy': 14, 'material': 48}"
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> (root / "scenario_11").mkdir()
+        >>> _ = (root / "scenario_11" / "groundtruth.txt").write_text("{'energy': 14}")
+        >>> index = index_scenarios([root])
+        >>> "11" in index, index.get("11").expected_answer
+        (True, "{'energy': 14}")
     """
 
     _RECENT = 64
@@ -247,9 +251,12 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
         The cases keyed by `scenario_key(id)` in load order, and every problem found.
 
     Example:
-        >>> cases, problems = load_scenarios([Path("examples/scenarios")])  # doctest: +SKIP
-        >>> cases["11"].expected_answer  # doctest: +SKIP
-        "{'energy': 14, 'material': 48}"
+        >>> import tempfile
+        >>> scenarios = Path(tempfile.mkdtemp()) / "scenarios.json"
+        >>> _ = scenarios.write_text('[{"id": "scenario_7", "expected_answer": 3}]')
+        >>> cases, problems = load_scenarios([scenarios])
+        >>> cases["7"].id, cases["7"].expected_answer, problems
+        ('scenario_7', 3, [])
     """
     index = index_scenarios(paths)
     cases: dict[str, Case] = {}
