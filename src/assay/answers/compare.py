@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import orjson
 
+from assay._jsonable import jsonable
 from assay.answers._assign import max_weight_assignment
 from assay.answers.normalize import NormalForm, normal_form, similarity_of_forms
 from assay.answers.rules import AnswerRules, KeyRule
@@ -69,8 +70,8 @@ class KeyComparison:
         """The per-key record in a report."""
         record = {
             "key": self.key,
-            "gold_value": _reportable(self.gold_value),
-            "model_value": _reportable(self.model_value),
+            "gold_value": jsonable(self.gold_value),
+            "model_value": jsonable(self.model_value),
             "exact": self.exact,
             "match_type": self.match_type,
             "similarity": self.similarity,
@@ -522,16 +523,3 @@ def _lenient(value: Any, form: NormalForm) -> NormalForm:
         return form
     candidate = normal_form(stripped[0].rstrip("%"))
     return candidate if candidate[0] == "num" else form
-
-
-def _reportable(value: Any) -> Any:
-    """Values orjson can write: ints beyond 64 bits become strings, tuples become lists."""
-    if value is None or type(value) in (str, float, bool):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        return str(value)
-    if isinstance(value, list | tuple):
-        return [_reportable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _reportable(v) for k, v in value.items()}
-    return value

@@ -115,7 +115,7 @@ def parse_answer(text: Any, *, expect: Expect = "any") -> ParsedAnswer:
             "rejected",
             f"answer is {len(text):,} characters; the limit is {MAX_ANSWER_CHARS:,}",
         )
-    whole = _whole_json(text)
+    whole = _one_document(text.strip(), python=False)
     if whole is not None:  # one JSON document (its strings may even mention "<think>")
         return whole
     region, labelled = _answer_region(text)
@@ -189,19 +189,30 @@ def _answer_region(text: str) -> tuple[str, bool]:
     return (text[last.end() :], True) if last is not None else (text, False)
 
 
-def _whole_json(text: str) -> ParsedAnswer | None:
-    stripped = text.strip()
-    if stripped[:1] not in ("{", "["):
-        return None
-    try:
-        value = orjson.loads(stripped)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(value, dict | list):
-        return None
-    if _too_deep(value):
-        return ParsedAnswer(None, "rejected", f"answer nested deeper than {MAX_DEPTH} levels")
-    return ParsedAnswer(value, "json")
+def _one_document(stripped: str, *, python: bool) -> ParsedAnswer | None:
+    """The whole text as one JSON document (with `python`, also as one simple Python literal).
+
+    This is the common case, and orjson answers it without scanning the text. A document
+    nested too deep comes back rejected.
+    """
+    attempts: list[tuple[str, str | None]] = []
+    if stripped[:1] in ("{", "["):
+        attempts.append(("json", stripped))
+    if python and stripped[:1] in ("{", "[", "("):
+        attempts.append(("structure", _python_as_json(stripped)))
+    for method, source in attempts:
+        if source is None:
+            continue
+        try:
+            value = orjson.loads(source)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(value, dict | list):
+            return None
+        if _too_deep(value):
+            return ParsedAnswer(None, "rejected", f"answer nested deeper than {MAX_DEPTH} levels")
+        return ParsedAnswer(value, method)
+    return None
 
 
 def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -315,29 +326,11 @@ def _last_structure(region: str) -> tuple[ParsedAnswer | None, str | None]:
     Raises:
         _ParseError: the region breaks the depth limit.
     """
-    stripped = region.strip()
-    if stripped[:1] in ("{", "["):  # the common case: the region is one JSON document
-        try:
-            value = orjson.loads(stripped)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            if isinstance(value, dict | list):
-                if _too_deep(value):
-                    raise _ParseError(f"answer nested deeper than {MAX_DEPTH} levels")
-                return ParsedAnswer(value, "json"), None
-    if stripped[:1] in ("{", "[", "("):  # next most common: the region is one Python literal
-        as_json = _python_as_json(stripped)
-        if as_json is not None:
-            try:
-                value = orjson.loads(as_json)
-            except orjson.JSONDecodeError:
-                pass
-            else:
-                if isinstance(value, dict | list):
-                    if _too_deep(value):
-                        raise _ParseError(f"answer nested deeper than {MAX_DEPTH} levels")
-                    return ParsedAnswer(value, "structure"), None
+    whole = _one_document(region.strip(), python=True)
+    if whole is not None:
+        if whole.rejected:
+            raise _ParseError(whole.error or "answer rejected")
+        return whole, None
     error = None
     for attempt, (start, end) in enumerate(_candidate_spans(region)):
         if attempt >= MAX_PARSE_ATTEMPTS:

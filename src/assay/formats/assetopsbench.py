@@ -193,8 +193,8 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         usage = _usage_of(record, _RECORD_IN_KEYS, _RECORD_OUT_KEYS)
 
     return Trajectory(
-        run_id=_id_text(record.get("run_id")),
-        scenario_id=_id_text(record.get("scenario_id")),
+        run_id=id_text(record.get("run_id")),
+        scenario_id=id_text(record.get("scenario_id")),
         runner=_text(record.get("runner")),
         model=_text(record.get("model")),
         question=_text(record.get("question")),
@@ -468,7 +468,7 @@ def _tool_call(raw: Any) -> ToolCall | None:
     return ToolCall(
         name=name,
         args=_args(args),
-        call_id=_id_text(_first_present(raw, ("id", "call_id"))),
+        call_id=id_text(_first_present(raw, ("id", "call_id"))),
         result=result,
     )
 
@@ -517,7 +517,11 @@ def _first_present(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _id_text(value: Any) -> str | None:
+def id_text(value: Any) -> str | None:
+    """An id as written; numbers become their text (11 -> \"11\"); the join normalises later.
+
+    Shared with the other readers in `assay.formats`; not re-exported.
+    """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):

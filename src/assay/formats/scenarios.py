@@ -31,6 +31,7 @@ from typing import Any
 
 from assay.formats.assetopsbench import (
     ReadProblem,
+    id_text,
     json_type,
     jsonl_lines,
     parse_json,
@@ -498,7 +499,7 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         yield ReadProblem(source, f"expected a scenario object, got {json_type(obj)}")
         return
     raw_id = obj.get("id")
-    case_id = _id_text(raw_id)
+    case_id = id_text(raw_id)
     if case_id is None or scenario_key(case_id) is None:
         if raw_id is None:
             reason = "scenario has no id"
@@ -541,19 +542,6 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         source=source,
         metadata=metadata,
     )
-
-
-def _id_text(value: Any) -> str | None:
-    # The id as written; numbers become their text (11 -> "11"), the join key normalises.
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    return None
 
 
 def _text_field(obj: dict[str, Any], key: str, metadata: dict[str, Any]) -> str | None:

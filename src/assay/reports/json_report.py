@@ -8,6 +8,7 @@ from typing import IO, Any
 
 import orjson
 
+from assay._jsonable import jsonable
 from assay.reports.files import ReportNames, inside, write_atomic
 from assay.results import CaseResult, RunSummary
 
@@ -87,14 +88,4 @@ def _dumps(value: Any) -> bytes:
     except TypeError:
         # A value orjson cannot write (an int beyond 64 bits, an odd object) must not lose the
         # report: write such values as strings instead.
-        return orjson.dumps(_jsonable(value), option=_OPTIONS, default=str)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        return str(value)
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    return value
+        return orjson.dumps(jsonable(value), option=_OPTIONS, default=str)
