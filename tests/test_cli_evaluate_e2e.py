@@ -682,16 +682,16 @@ def test_hostile_run_ids_never_write_outside_the_reports_dir(tmp_path: Path) -> 
     per_run = read_run_reports(reports)
     assert len(per_run) == len(hostile_ids)
     assert sorted(r["run_id"] for r in per_run.values()) == sorted(hostile_ids)
-    for name, report in per_run.items():
+    for name in per_run:
         assert "/" not in name and "\\" not in name
         assert not name.startswith(".")
-        assert report["report_file"] == name
     # The evaluator's own files were not overwritten by runs named after them.
     assert json.loads((reports / "_aggregate.json").read_text(encoding="utf-8"))["totals"]
     assert len(read_results(reports)) == len(hostile_ids)
     assert (reports / "x.json").is_file()
-    assert reports_by_run_id(reports)["../../x"]["report_file"] == "x.json"
-    assert reports_by_run_id(reports)["a/b"]["report_file"] == "a_b.json"
+    files = {line["run_id"]: line["report_file"] for line in read_results(reports)}
+    assert files["../../x"] == "x.json"
+    assert files["a/b"] == "a_b.json"
 
 
 def test_run_id_with_a_slash_does_not_crash(tmp_path: Path) -> None:

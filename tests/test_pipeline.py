@@ -120,6 +120,12 @@ def test_an_interrupted_run_keeps_what_finished(tmp_path: Path) -> None:
     assert aggregate["interrupted"] is True
     assert aggregate["totals"]["scored"] == 2
     assert len((tmp_path / "out" / "results.jsonl").read_bytes().splitlines()) == 2
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "1.json",
+        "2.json",
+        "_aggregate.json",
+        "results.jsonl",
+    ]
 
 
 def test_unknown_default_scorer_fails_before_any_work(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
@@ -41,6 +41,7 @@ from assay.formats import (
 )
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import SummaryBuilder
+from assay.reports.files import write_temporary
 from assay.reports.json_report import ReportWriter, render
 from assay.reports.pricing import estimate_cost_usd
 from assay.results import CaseResult, NotScored, OpsMetrics, RunSummary, Score
@@ -88,7 +89,6 @@ def evaluate(
     builder.set_scenarios_loaded(len(scenarios))
     problems = _Problems(scenarios.problems)
     walk_problems: list[ReadProblem] = []
-    file_scorer = _FileScorer(scenarios, scorers, options.scorer_default)
 
     def run_files() -> Iterator[str]:
         for item in walk_run_files(options.trajectories, exclude=[options.reports_dir]):
@@ -98,10 +98,11 @@ def evaluate(
                 yield item
 
     interrupted = True
-    with (
-        ReportWriter(options.reports_dir) as writer,
-        _scored_files(file_scorer, run_files(), options.workers) as scored_files,
-    ):
+    with ExitStack() as stack:
+        writer = stack.enter_context(ReportWriter(options.reports_dir))
+        # Workers write each report under a temporary name; the writer only names it.
+        file_scorer = _FileScorer(scenarios, scorers, options.scorer_default, writer.directory)
+        scored_files = stack.enter_context(_scored_files(file_scorer, run_files(), options.workers))
         try:
             for item in scored_files:
                 problems.extend(item.problems)
@@ -109,7 +110,7 @@ def evaluate(
                     scenarios.mark_answered(item.key)
                 if isinstance(item.outcome, CaseResult):
                     assert item.report is not None and item.line is not None
-                    writer.write_rendered(item.outcome, item.report, item.line)
+                    writer.adopt(item.outcome, item.report, item.line)
                     builder.add_result(item.outcome)
                 else:
                     builder.add_not_scored(item.outcome)
@@ -140,8 +141,8 @@ class _Scored:
     """One input's outcome, rendered where it was scored, ready for the writer."""
 
     outcome: CaseResult | NotScored
-    report: bytes | None = None
-    """The per-run report (for a CaseResult)."""
+    report: str | None = None
+    """The per-run report, written under a temporary name (for a CaseResult)."""
     line: bytes | None = None
     """Its results.jsonl line, without the report file's name."""
     key: str | None = None
@@ -153,10 +154,13 @@ class _Scored:
 class _FileScorer:
     """Reads one run file and scores its runs: the unit of work, in this process or a worker."""
 
-    def __init__(self, scenarios: ScenarioIndex, scorers: _Scorers, default: str) -> None:
+    def __init__(
+        self, scenarios: ScenarioIndex, scorers: _Scorers, default: str, reports_dir: Path
+    ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
         self.default = default
+        self.reports_dir = reports_dir
 
     def __call__(self, path: str) -> Iterator[_Scored]:
         """The outcomes of the file's runs, one at a time."""
@@ -168,7 +172,8 @@ class _FileScorer:
                 report, line = render(outcome)
                 # The rendered report holds the per-key records; the summary needs none of them.
                 outcome.score.details.pop("details", None)
-                yield _Scored(outcome, report, line, key, problems)
+                temporary = write_temporary(self.reports_dir, report)
+                yield _Scored(outcome, temporary, line, key, problems)
             else:
                 yield _Scored(outcome, key=key, problems=problems)
 

@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 from hashlib import blake2b
@@ -71,20 +72,45 @@ def inside(directory: Path, name: str) -> str:
     return os.path.join(directory, name)  # noqa: PTH118
 
 
+_TEMPORARY_PREFIX = ".assay-"
+_temporaries = itertools.count()
+
+
+def write_temporary(directory: Path | str, data: bytes) -> str:
+    """Write `data` to a new hidden file in `directory` (to be renamed into place later).
+
+    Names carry the process id, so worker processes can write side by side.
+    """
+    name = f"{_TEMPORARY_PREFIX}{os.getpid()}-{next(_temporaries)}.tmp"
+    path = os.path.join(directory, name)  # noqa: PTH118
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:  # a write may be partial
+            view = view[os.write(descriptor, view) :]
+    except BaseException:
+        os.close(descriptor)
+        os.unlink(path)  # noqa: PTH108
+        raise
+    os.close(descriptor)
+    return path
+
+
 def write_atomic(path: Path | str, data: bytes) -> None:
     """Write `data` to `path` via a temporary file and a rename, so readers never see half."""
-    # Plain os calls: this runs once per report file, and pathlib's overhead showed up there.
     target = os.fspath(path)
-    head, name = os.path.split(target)
-    temporary = os.path.join(head, f".{name}.{os.getpid()}.tmp")  # noqa: PTH118
+    temporary = write_temporary(os.path.dirname(target), data)  # noqa: PTH120
     try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(descriptor, data)
-        finally:
-            os.close(descriptor)
         os.replace(temporary, target)  # noqa: PTH105
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)  # noqa: PTH108
         raise
+
+
+def remove_temporaries(directory: Path | str) -> None:
+    """Remove temporary files an interrupted evaluation left in `directory`."""
+    with contextlib.suppress(OSError):
+        for entry in Path(directory).iterdir():
+            if entry.name.startswith(_TEMPORARY_PREFIX) and entry.name.endswith(".tmp"):
+                entry.unlink(missing_ok=True)

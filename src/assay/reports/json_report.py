@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -9,7 +10,13 @@ from typing import IO, Any
 import orjson
 
 from assay._jsonable import jsonable
-from assay.reports.files import ReportNames, inside, write_atomic
+from assay.reports.files import (
+    ReportNames,
+    inside,
+    remove_temporaries,
+    write_atomic,
+    write_temporary,
+)
 from assay.results import CaseResult, RunSummary
 
 AGGREGATE_FILE = "_aggregate.json"
@@ -43,20 +50,25 @@ class ReportWriter:
         if self._lines is not None:
             self._lines.close()
             self._lines = None
+        remove_temporaries(self.directory)  # left by workers if the evaluation stopped early
 
     def write(self, result: CaseResult) -> None:
         """Write the per-run report and its `results.jsonl` line."""
         report, line = render(result)
-        self.write_rendered(result, report, line)
+        self.adopt(result, write_temporary(self.directory, report), line)
 
-    def write_rendered(self, result: CaseResult, report: bytes, line: bytes) -> None:
-        """Write a result already rendered by `render` (possibly in another process)."""
+    def adopt(self, result: CaseResult, temporary: str, line: bytes) -> None:
+        """Give a report written by `write_temporary` its name, and write its line.
+
+        The report may have been rendered and written by a worker process; naming it is the
+        one step that has to happen here, in order.
+        """
         result.report_file = f"{self._names.allocate(result.run_id or result.scenario_id)}.json"
-        # Both documents name the report file, which is only known here: splice it in as the
-        # last member of each object rather than parse and re-serialise them.
-        member = b',"report_file":' + orjson.dumps(result.report_file) + b"}"
-        write_atomic(inside(self.directory, result.report_file), report[:-1] + member)
+        os.replace(temporary, inside(self.directory, result.report_file))  # noqa: PTH105
         if self._lines is not None:
+            # The line names the report file, which is only known here: splice it in as the
+            # last member of the object rather than parse and re-serialise the line.
+            member = b',"report_file":' + orjson.dumps(result.report_file) + b"}"
             self._lines.write(line[:-1] + member + b"\n")
             self._lines.flush()
 
@@ -69,8 +81,8 @@ class ReportWriter:
 def render(result: CaseResult) -> tuple[bytes, bytes]:
     """The per-run report and its `results.jsonl` line (without the per-key records).
 
-    Pure, and bytes out: it runs where the scoring runs (a worker process, say), and the
-    writer only adds the file name.
+    Pure, and bytes out: it runs where the scoring runs (a worker process, say). The report
+    does not name its own file; the `results.jsonl` line does.
     """
     report = result.to_report()
     data = _dumps(report)
