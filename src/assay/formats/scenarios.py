@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
+from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterator, KeysView, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +77,11 @@ class ScenarioIndex:
     """Ground-truth cases by join key; scenario folders are read only when a run needs them.
 
     Indexing a folder tree costs a directory walk and one `stat` per scenario folder; the
-    folder's files are read on first use (and a few recent ones kept), so memory does not grow
-    with the number of scenarios. Cases from JSON/JSONL scenario files are held as loaded.
+    folder's files are read on first use (and a few recent ones kept). This index is the one
+    part of an evaluation that grows with the number of scenarios, so an unread folder costs
+    as little as it can: a folder named `scenario_<n>` with `n` a plain number (the usual
+    case) is 11 bytes in three arrays; any other folder is its path. Cases from JSON/JSONL
+    scenario files are held as loaded.
 
     Example:
         >>> import tempfile
@@ -91,53 +96,46 @@ class ScenarioIndex:
     _RECENT = 64
 
     def __init__(self) -> None:
-        # This index is the one part of an evaluation that grows with the number of scenarios,
-        # so an unread folder costs as little as it can: its path, or, when the folder is
-        # named `scenario_<key>` (the usual case), just the number of its parent directory.
-        self._entries: dict[str, Case | _Folder | int] = {}
+        self._entries: dict[str, Case | _Folder] = {}
+        self._ordinals: dict[str, int] = {}  # load position of each entry in _entries
+        self._answered: set[str] = set()  # answered keys among _entries
+        self._numbered = _NumberedFolders()
         self._parents: list[str] = []
         self._parent_numbers: dict[str, int] = {}
-        # Answered folders flip their parent number to its complement (~n < 0): a set of
-        # answered keys would cost as much again as the index.
-        self._answered: set[str] = set()  # answered scenarios held as a Case or a path
+        self._loaded = 0
+        self._duplicates: list[tuple[int, ReadProblem]] = []  # reported by _finish, in order
         self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
         self.problems: list[ReadProblem] = []
         """Problems found while indexing (and, as they are met, while loading folders)."""
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self._numbered)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._entries
+        return isinstance(key, str) and (key in self._entries or self._slot(key) is not None)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def keys(self) -> KeysView[str]:
         """Every join key, in load order."""
-        return self._entries.keys()
+        numbered = [
+            (self._numbered.order[slot], str(number))
+            for slot, number in enumerate(self._numbered.numbers)
+        ]
+        others = [(self._ordinals[key], key) for key in self._entries]
+        yield from (key for _, key in sorted(numbered + others))
 
-    def _compact(self, key: str, entry: Case | _Folder) -> Case | _Folder | int:
-        if isinstance(entry, Case):
-            return entry
-        parent, name = os.path.split(entry)
-        if name != _FOLDER_PREFIXES[0] + key:
-            return entry
-        number = self._parent_numbers.get(parent)
-        if number is None:
-            number = self._parent_numbers[parent] = len(self._parents)
-            self._parents.append(parent)
-        return number
+    def keys(self) -> Iterator[str]:
+        """Every join key, in load order."""
+        return iter(self)
 
     def source(self, key: str) -> str:
         """Where the scenario `key` comes from."""
-        entry = self._entries[key]
-        return entry.source if isinstance(entry, Case) else self._folder(key, entry)
+        entry = self._entry(key)
+        return entry.source if isinstance(entry, Case) else entry
 
     def case_id(self, key: str) -> str:
         """The scenario's id as written (the folder name's id, or the file's `id`)."""
-        entry = self._entries[key]
-        return entry.id if isinstance(entry, Case) else _folder_id_of(self._folder(key, entry))
+        entry = self._entry(key)
+        return entry.id if isinstance(entry, Case) else _folder_id_of(entry)
 
     def get(self, key: str, *, with_question: bool = True) -> Case | ReadProblem:
         """The case for `key`, reading its folder if needed; a ReadProblem if it is unusable.
@@ -150,58 +148,175 @@ class ScenarioIndex:
         Raises:
             KeyError: no scenario has that key.
         """
-        entry = self._entries[key]
+        entry = self._entry(key)
         if isinstance(entry, Case):
             return entry
-        folder = self._folder(key, entry)
         loaded = self._recent.get(key)
         if loaded is None:
-            loaded = _load_folder(folder, _folder_id_of(folder), self.problems, with_question)
+            loaded = _load_folder(entry, _folder_id_of(entry), self.problems, with_question)
             self._recent[key] = loaded
             if len(self._recent) > self._RECENT:
                 self._recent.popitem(last=False)
         else:
             self._recent.move_to_end(key)
             if with_question and isinstance(loaded, Case) and loaded.question is None:
-                loaded.question = _read_question(folder, self.problems)
+                loaded.question = _read_question(entry, self.problems)
         return loaded
 
     def mark_answered(self, key: str) -> None:
         """Note that a run answered the scenario `key`."""
-        entry = self._entries[key]
-        if isinstance(entry, int):
-            if entry >= 0:
-                self._entries[key] = ~entry
-        else:
+        slot = self._slot(key)
+        if slot is not None:
+            self._numbered.answered[slot] = 1
+        elif key in self._entries:
             self._answered.add(key)
+        else:
+            raise KeyError(key)
 
     def unanswered(self) -> Iterator[str]:
-        """Keys of the scenarios no run answered, in load order."""
-        for key, entry in self._entries.items():
-            answered = entry < 0 if isinstance(entry, int) else key in self._answered
-            if not answered:
+        """Keys of the scenarios no run answered: numbered folders in numeric order, then the
+        others in load order (no list of every key is built for this)."""
+        for slot, number in enumerate(self._numbered.numbers):
+            if not self._numbered.answered[slot]:
+                yield str(number)
+        for key in self._entries:
+            if key not in self._answered:
                 yield key
 
-    def _folder(self, key: str, entry: _Folder | int) -> _Folder:
-        if isinstance(entry, int):
-            parent = self._parents[entry if entry >= 0 else ~entry]
-            return os.path.join(parent, _FOLDER_PREFIXES[0] + key)  # noqa: PTH118
-        return entry
+    def _slot(self, key: str) -> int | None:
+        number = _plain_number(key)
+        return None if number is None else self._numbered.find(number)
+
+    def _entry(self, key: str) -> Case | _Folder:
+        slot = self._slot(key)
+        if slot is None:
+            return self._entries[key]
+        parent = self._parents[self._numbered.parents[slot]]
+        return os.path.join(parent, _FOLDER_PREFIXES[0] + key)  # noqa: PTH118
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
-        first = self._entries.get(key)
-        if first is None:
-            self._entries[key] = self._compact(key, entry)
+        ordinal = self._loaded
+        self._loaded += 1
+        number = _plain_number(key)
+        if not isinstance(entry, Case) and number is not None:
+            parent, name = os.path.split(entry)
+            if name == _FOLDER_PREFIXES[0] + key:
+                self._numbered.append(number, self._parent_number(parent), ordinal)
+                return  # duplicates among these are found by `_finish`, once sorted
+        if key in self._entries:
+            self._report_duplicate(entry, key, self.source_of(self._entries[key]), ordinal)
             return
-        name = entry.id if isinstance(entry, Case) else _folder_id_of(entry)
-        where = entry.source if isinstance(entry, Case) else entry
-        self.problems.append(
-            ReadProblem(
-                where,
-                f"duplicate scenario id {name!r} (key {key!r}): already loaded "
-                f"from {self.source(key)}; this one is ignored",
+        self._entries[key] = entry
+        self._ordinals[key] = ordinal
+
+    def _parent_number(self, parent: str) -> int:
+        number = self._parent_numbers.get(parent)
+        if number is None:
+            number = self._parent_numbers[parent] = len(self._parents)
+            self._parents.append(parent)
+        return number
+
+    def _finish(self) -> None:
+        """Sort the numbered folders; of two entries with one key, the first loaded wins."""
+        for duplicate, kept in self._numbered.finish():  # among numbered folders
+            self._report_duplicate(
+                self._numbered_path(duplicate),
+                str(self._numbered.numbers[duplicate]),
+                self._numbered_path(kept),
+                self._numbered.order[duplicate],
             )
+        self._numbered.drop_pending()
+        for key in [key for key in self._entries if self._slot(key) is not None]:
+            # The same key in a scenario file and as a numbered folder: the first loaded wins.
+            slot = self._slot(key)
+            assert slot is not None
+            folder = self._numbered_path(slot)
+            if self._ordinals[key] < self._numbered.order[slot]:
+                ordinal = self._numbered.order[slot]
+                self._report_duplicate(folder, key, self.source_of(self._entries[key]), ordinal)
+                self._numbered.remove(slot)
+            else:
+                self._report_duplicate(self._entries.pop(key), key, folder, self._ordinals[key])
+        self._duplicates.sort(key=lambda item: item[0])
+        self.problems.extend(problem for _, problem in self._duplicates)
+        self._duplicates = []
+
+    def _numbered_path(self, slot: int) -> str:
+        parent = self._parents[self._numbered.parents[slot]]
+        name = _FOLDER_PREFIXES[0] + str(self._numbered.numbers[slot])
+        return os.path.join(parent, name)  # noqa: PTH118
+
+    @staticmethod
+    def source_of(entry: Case | _Folder) -> str:
+        return entry.source if isinstance(entry, Case) else entry
+
+    def _report_duplicate(
+        self, ignored: Case | _Folder, key: str, kept_source: str, ordinal: int
+    ) -> None:
+        name = ignored.id if isinstance(ignored, Case) else _folder_id_of(ignored)
+        problem = ReadProblem(
+            self.source_of(ignored),
+            f"duplicate scenario id {name!r} (key {key!r}): already loaded "
+            f"from {kept_source}; this one is ignored",
         )
+        self._duplicates.append((ordinal, problem))
+
+
+class _NumberedFolders:
+    """Folders `scenario_<n>` as three parallel arrays, sorted by n once indexing is done."""
+
+    def __init__(self) -> None:
+        self.numbers = array("q")
+        self.parents = array("I")
+        self.order = array("I")  # load position, to keep the first of two equal numbers
+        self.answered = bytearray()
+        self._duplicates: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def append(self, number: int, parent: int, ordinal: int) -> None:
+        self.numbers.append(number)
+        self.parents.append(parent)
+        self.order.append(ordinal)
+
+    def finish(self) -> list[tuple[int, int]]:
+        """Sort; return (duplicate slot, kept slot) pairs, to be dropped by `drop_pending`."""
+        ranked = sorted(range(len(self.numbers)), key=lambda i: (self.numbers[i], self.order[i]))
+        self.numbers = array("q", (self.numbers[i] for i in ranked))
+        self.parents = array("I", (self.parents[i] for i in ranked))
+        self.order = array("I", (self.order[i] for i in ranked))
+        self.answered = bytearray(len(self.numbers))
+        pairs = []
+        for slot in range(1, len(self.numbers)):
+            if self.numbers[slot] == self.numbers[slot - 1]:
+                first = slot - 1
+                while first > 0 and self.numbers[first - 1] == self.numbers[slot]:
+                    first -= 1
+                pairs.append((slot, first))
+        self._duplicates = [slot for slot, _ in pairs]
+        return pairs
+
+    def drop_pending(self) -> None:
+        for slot in reversed(self._duplicates):
+            self.remove(slot)
+        self._duplicates = []
+
+    def remove(self, slot: int) -> None:
+        del self.numbers[slot], self.parents[slot], self.order[slot], self.answered[slot]
+
+    def find(self, number: int) -> int | None:
+        slot = bisect_left(self.numbers, number)
+        if slot < len(self.numbers) and self.numbers[slot] == number:
+            return slot
+        return None
+
+
+def _plain_number(key: str) -> int | None:
+    """The key as an integer if it is one written plainly ("11", not "011", "+1" or "1e3")."""
+    if key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and len(key) < 19:
+        return int(key)
+    return None
 
 
 _Folder = str
@@ -228,6 +343,7 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
                 index.problems.append(ReadProblem(_source(item), "unusable scenario id"))
                 continue
             index._add(key, item)
+    index._finish()
     return index
 
 
