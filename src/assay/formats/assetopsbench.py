@@ -329,21 +329,33 @@ def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
 
 
 def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
-    data = read_bytes(path)
-    if isinstance(data, ReadProblem):
-        yield data
+    # Line by line from the file, not read whole: a JSONL file can hold any number of runs.
+    try:
+        handle = open(path, "rb")  # noqa: PTH123, SIM115 - closed below, str paths
+    except OSError as error:
+        yield ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
         return
     empty = True
-    for number, line in jsonl_lines(data):
-        empty = False
-        source = f"{path}:{number}"
-        value, reason = parse_json(line)
-        if reason is not None:
-            yield ReadProblem(source, reason)
-        elif isinstance(value, dict):
-            yield _run_or_problem(value, source)
-        else:
-            yield ReadProblem(source, f"expected a run object, got {json_type(value)}")
+    with handle:
+        number = 0
+        try:
+            for number, line in enumerate(handle, start=1):
+                if number == 1 and line.startswith(_UTF8_BOM):
+                    line = line[len(_UTF8_BOM) :]
+                if not line or line.isspace():
+                    continue
+                empty = False
+                source = f"{path}:{number}"
+                value, reason = parse_json(line)
+                if reason is not None:
+                    yield ReadProblem(source, reason)
+                elif isinstance(value, dict):
+                    yield _run_or_problem(value, source)
+                else:
+                    yield ReadProblem(source, f"expected a run object, got {json_type(value)}")
+        except OSError as error:
+            yield ReadProblem(f"{path}:{number + 1}", f"cannot read file: {_os_reason(error)}")
+            return
     if empty:
         yield ReadProblem(str(path), "empty file")
 
