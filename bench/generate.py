@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Bumped whenever the output for a given seed changes; run_bench.py regenerates on mismatch."""
 
 RUNNERS = ("plan-execute", "direct-llm-agent")
@@ -449,23 +449,31 @@ def fence(text: str, rng: random.Random) -> str:
     return "Here is the result of the analysis:\n\n" + block + "\n\nLet me know if you need more."
 
 
-def scalar_prose(gt: GroundTruth, value: Any, rng: random.Random) -> str:
+def scalar_prose(gt: GroundTruth, value: Any, rng: random.Random) -> tuple[str, str]:
+    """A scalar answer in a sentence, and whether static_json should take it as the answer.
+
+    Only a number labelled as the answer (or an option named as such) is one; a number or an
+    identifier that merely occurs in a sentence is not.
+    """
     if gt.kind == "count":
-        return rng.choice(
+        labelled = f"The answer is {value}."
+        text = rng.choice(
             (
-                f"The answer is {value}.",
+                labelled,
                 f"There are {value} work orders in that period.",
                 f"After filtering by date I count {value} work orders for the asset.",
             )
         )
+        return text, "match" if text == labelled else "mismatch"
     if gt.kind == "letter":
-        return rng.choice((f"The correct option is {value}.", f"Answer: {value}"))
-    return rng.choice(
+        return rng.choice((f"The correct option is {value}.", f"Answer: {value}")), "match"
+    text = rng.choice(
         (
             f"The asset is {value}.",
             f"{value} had the most emergency work orders in the period.",
         )
     )
+    return text, "mismatch"
 
 
 def make_answer(rng: random.Random, gt: GroundTruth, variant: str) -> tuple[Any, str, str]:
@@ -539,7 +547,8 @@ def make_answer(rng: random.Random, gt: GroundTruth, variant: str) -> tuple[Any,
         if structured:
             text = f"Here is the breakdown you asked for: {json_text(gt.value, compact=True)}"
             return text, "prose:inline_structure", "match"
-        return scalar_prose(gt, gt.value, rng), "prose:scalar", "match"
+        text, intended = scalar_prose(gt, gt.value, rng)
+        return text, "prose:scalar", intended
     if variant == "malformed":
         how = rng.choice(("truncated", "bad_literal", "prose_only"))
         if how == "truncated" and structured:
