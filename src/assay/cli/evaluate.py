@@ -9,7 +9,7 @@ from typing import Any
 
 from assay.cli.exit_codes import ExitCode
 
-_DESCRIPTION = """\
+DESCRIPTION = """\
 Score saved agent runs against ground truth and write reports.
 
 Runs are read from --trajectories (a file, or a directory searched recursively for *.json and
@@ -18,13 +18,21 @@ JSON/JSONL scenario files. Each run is joined to its scenario by id and scored; 
 that cannot be scored is listed with its reason in _aggregate.json.
 """
 
+EPILOG = """example:
+  assay evaluate --trajectories runs/ --scenarios scenarios/ --reports-dir reports/ --fail-under 0.8
+
+exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing input or no runs,
+4 internal error.
+"""
+
 
 def add_parser(commands: Any, name: str) -> None:
     """Register the subcommand on the `assay` parser."""
     parser = commands.add_parser(
         name,
         help="score saved agent runs against ground truth",
-        description=_DESCRIPTION,
+        description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     configure(parser)

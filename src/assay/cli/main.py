@@ -44,7 +44,10 @@ def evaluate_main(argv: Sequence[str] | None = None) -> int:
     """The `evaluate` console script: the same as `assay evaluate`."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
-        prog="evaluate", description="Score saved agent runs (same as `assay evaluate`)."
+        prog="evaluate",
+        description=evaluate_command.DESCRIPTION,
+        epilog=evaluate_command.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     evaluate_command.configure(parser)
     args = parser.parse_args(arguments)
