@@ -9,8 +9,16 @@ from typing import Any
 
 from assay.results import RunSummary
 
-_REASON_LIMIT = 10
-"""Without -v, how many not-scored inputs are listed before "… and N more"."""
+_REASON_LIMIT = 3
+"""Without -v, how many inputs of each not-scored kind are listed before "… and N more"."""
+
+_KIND_TITLES = {
+    "unscored": "unscored",
+    "errors": "errors",
+    "unreadable": "unreadable inputs",
+    "no_scenario": "runs with no scenario",
+    "no_run": "scenarios with no run",
+}
 
 
 class Progress:
@@ -118,15 +126,16 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
                 soft_wrap=True,
             )
 
-    problems = [(kind, item) for kind, items in summary.not_scored.items() for item in items] + [
-        ("ground truth", item) for item in summary.scenario_problems
-    ]
-    if problems:
-        shown = problems if verbose else problems[:_REASON_LIMIT]
-        console.print("[bold]not scored[/bold]")
-        for kind, item in shown:
+    groups = [(_KIND_TITLES[kind], items) for kind, items in summary.not_scored.items() if items]
+    if summary.scenario_problems:
+        groups.append(("ground-truth problems", summary.scenario_problems))
+    for title, items in groups:
+        # A few of each kind, so that one noisy kind cannot hide the others; -v shows all.
+        shown = items if verbose else items[:_REASON_LIMIT]
+        console.print(f"[bold]{title}[/bold] ({len(items)})")
+        for item in shown:
             where = item.get("source") or item.get("scenario_id") or ""
-            console.print(f"  {kind:<13} {where}: {item['reason']}", markup=False, soft_wrap=True)
-        if len(shown) < len(problems):
-            console.print(f"  … and {len(problems) - len(shown)} more (-v lists all)")
+            console.print(f"  {where}: {item['reason']}", markup=False, soft_wrap=True)
+        if len(shown) < len(items):
+            console.print(f"  … and {len(items) - len(shown)} more (-v lists all)")
     console.print(f"reports: {reports_dir}", markup=False)
