@@ -83,11 +83,6 @@ def _number(value: int | float) -> NormalForm:
     return ("num", rounded + 0.0)  # + 0.0 folds -0.0 into 0.0
 
 
-def numeric_value(form: NormalForm) -> float | None:
-    """The number a normal form holds, if it is a (finite, float-sized) number."""
-    return form[1] if form[0] == "num" else None
-
-
 def similarity(gold: Any, model: Any) -> float:
     """Similarity of two leaves in 0..1; 1.0 exactly when they are equal after normalisation.
 
