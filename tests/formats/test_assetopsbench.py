@@ -502,3 +502,17 @@ def test_read_runs_never_raises_on_arbitrary_bytes(
         if isinstance(item, ReadProblem):
             assert item.reason
             assert "\n" not in item.reason
+
+
+def test_special_files_named_like_runs_are_problems_not_hangs(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "pipe.json")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    items = list(read_runs(tmp_path))
+    assert [(Path(p.source).name, p.reason) for p in items if isinstance(p, ReadProblem)] == [
+        ("pipe.json", "cannot read file: not a regular file"),
+        ("pipe.jsonl", "cannot read file: not a regular file"),
+        ("zero.json", "cannot read file: not a regular file"),
+    ]

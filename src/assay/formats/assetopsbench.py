@@ -27,8 +27,10 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -331,7 +333,7 @@ def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
 def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     # Line by line from the file, not read whole: a JSONL file can hold any number of runs.
     try:
-        handle = open(path, "rb")  # noqa: PTH123, SIM115 - closed below, str paths
+        handle = os.fdopen(_open_regular(path), "rb")
     except OSError as error:
         yield ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
         return
@@ -505,10 +507,23 @@ def _args(value: Any) -> dict[str, Any] | str | None:
 # --- fields --------------------------------------------------------------------------------
 
 
+def _open_regular(path: str | Path) -> int:
+    """A descriptor for `path` if it is a regular file; OSError otherwise.
+
+    A FIFO or a device named like a run file (`x.json -> /dev/zero`) would block or never end;
+    O_NONBLOCK keeps the open itself from waiting on a FIFO, and regular files ignore it.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(errno.EINVAL, "not a regular file")
+    return descriptor
+
+
 def _read_whole(path: str | Path) -> bytes:
     # os.open/os.read rather than open(): no buffered file object for a file read in one go,
     # about three times faster on the small files runs and ground truth come in.
-    descriptor = os.open(path, os.O_RDONLY)
+    descriptor = _open_regular(path)
     try:
         chunks = []
         while chunk := os.read(descriptor, _READ_CHUNK):
