@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
@@ -35,7 +35,9 @@ from assay.formats import (
     ReadProblem,
     ScenarioIndex,
     index_scenarios,
+    jsonl_run_lines,
     read_run_file,
+    run_from_line,
     scenario_key,
     walk_run_files,
 )
@@ -165,17 +167,37 @@ class _FileScorer:
     def __call__(self, path: str) -> Iterator[_Scored]:
         """The outcomes of the file's runs, one at a time."""
         for item in read_run_file(path):
-            known = len(self.scenarios.problems)
-            outcome, key = _score_item(item, self.scenarios, self.scorers, self.default)
-            problems = self.scenarios.problems[known:]
-            if isinstance(outcome, CaseResult):
-                report, line = render(outcome)
-                # The rendered report holds the per-key records; the summary needs none of them.
-                outcome.score.details.pop("details", None)
-                temporary = write_temporary(self.reports_dir, report)
-                yield _Scored(outcome, temporary, line, key, problems)
+            yield self.score(item)
+
+    def units(self, units: list[_Unit]) -> list[_Scored]:
+        """The outcomes of a batch of work units, in order (what a worker is handed)."""
+        scored: list[_Scored] = []
+        for unit in units:
+            if isinstance(unit, str):
+                scored.extend(self(unit))
+            elif isinstance(unit, ReadProblem):
+                scored.append(self.score(unit))
             else:
-                yield _Scored(outcome, key=key, problems=problems)
+                scored.append(self.score(run_from_line(*unit)))
+        return scored
+
+    def score(self, item: Trajectory | ReadProblem) -> _Scored:
+        """Score one run (or record one unreadable input) and write its report."""
+        known = len(self.scenarios.problems)
+        outcome, key = _score_item(item, self.scenarios, self.scorers, self.default)
+        problems = self.scenarios.problems[known:]
+        if isinstance(outcome, CaseResult):
+            report, line = render(outcome)
+            # The rendered report holds the per-key records; the summary needs none of them.
+            outcome.score.details.pop("details", None)
+            temporary = write_temporary(self.reports_dir, report)
+            return _Scored(outcome, temporary, line, key, problems)
+        return _Scored(outcome, key=key, problems=problems)
+
+
+_Unit = str | tuple[bytes, str] | ReadProblem
+"""A unit of work: a `.json` run file's path, one `.jsonl` line with its source, or a
+problem met while reading a `.jsonl` file (passed through so it keeps its place in order)."""
 
 
 class _Problems:
@@ -200,15 +222,16 @@ _WORKER: _FileScorer | None = None
 """The file scorer a forked worker process inherits."""
 
 _CHUNK = 16
-"""Files handed to a worker at a time: fewer round trips, little waiting at the end."""
+"""Work units (files or JSONL lines) handed to a worker at a time: fewer round trips, little
+waiting at the end."""
 
 _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _work(paths: list[str]) -> list[_Scored]:
+def _work(units: list[_Unit]) -> list[_Scored]:
     assert _WORKER is not None
-    return [scored for path in paths for scored in _WORKER(path)]
+    return _WORKER.units(units)
 
 
 def _ignore_interrupts() -> None:
@@ -216,37 +239,29 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _in_workers(
-    pool: Pool, file_scorer: _FileScorer, files: Iterator[str], in_flight: int
-) -> Iterator[_Scored]:
-    """Scored runs in file order, `.json` files scored by the pool in chunks.
+def _in_workers(pool: Pool, files: Iterator[str], in_flight: int) -> Iterator[_Scored]:
+    """Scored runs in file order, scored by the pool in chunks of work units.
 
     At most `in_flight` chunks are out at a time (`Pool.imap` would read all its input up
     front and queue every result, so results would pile up when the writer is the slower
-    side). A `.jsonl` file can hold any number of runs, so it is streamed here instead, after
-    the chunks before it: a worker would have to return all of its runs at once.
+    side). A `.json` file is one unit; a `.jsonl` file is read here line by line and each line
+    is a unit, so a file of any size is shared out in small pieces like the rest.
     """
     pending: deque[AsyncResult[list[_Scored]]] = deque()
-    chunk: list[str] = []
-
-    def submit() -> Iterator[_Scored]:
-        if chunk:
-            pending.append(pool.apply_async(_work, (list(chunk),)))
-            chunk.clear()
-        while len(pending) >= in_flight:
-            yield from pending.popleft().get()
-
+    chunk: list[_Unit] = []
     for path in files:
-        if path.lower().endswith(".jsonl"):
-            yield from submit()
-            while pending:
-                yield from pending.popleft().get()
-            yield from file_scorer(path)
-            continue
-        chunk.append(path)
-        if len(chunk) == _CHUNK:
-            yield from submit()
-    yield from submit()
+        units: Iterable[_Unit] = (
+            jsonl_run_lines(path) if path.lower().endswith(".jsonl") else (path,)
+        )
+        for unit in units:
+            chunk.append(unit)
+            if len(chunk) == _CHUNK:
+                pending.append(pool.apply_async(_work, (chunk,)))
+                chunk = []
+                while len(pending) >= in_flight:
+                    yield from pending.popleft().get()
+    if chunk:
+        pending.append(pool.apply_async(_work, (chunk,)))
     while pending:
         yield from pending.popleft().get()
 
@@ -276,7 +291,7 @@ def _scored_files(
     _WORKER = file_scorer
     pool = multiprocessing.get_context("fork").Pool(count, initializer=_ignore_interrupts)
     try:
-        yield _in_workers(pool, file_scorer, files, in_flight=2 * count)
+        yield _in_workers(pool, files, in_flight=2 * count)
         pool.close()
     except BaseException:
         pool.terminate()

@@ -3,8 +3,10 @@
 from assay.formats.assetopsbench import (
     ReadProblem,
     iter_input_files,
+    jsonl_run_lines,
     read_run_file,
     read_runs,
+    run_from_line,
     trajectory_from_record,
     walk_run_files,
 )
@@ -16,9 +18,11 @@ __all__ = [
     "ScenarioIndex",
     "index_scenarios",
     "iter_input_files",
+    "jsonl_run_lines",
     "load_scenarios",
     "read_run_file",
     "read_runs",
+    "run_from_line",
     "scenario_key",
     "trajectory_from_record",
     "walk_run_files",

@@ -43,8 +43,10 @@ from assay.records import Step, ToolCall, Trajectory, Usage
 __all__ = [
     "ReadProblem",
     "iter_input_files",
+    "jsonl_run_lines",
     "read_run_file",
     "read_runs",
+    "run_from_line",
     "trajectory_from_record",
     "walk_run_files",
 ]
@@ -330,8 +332,22 @@ def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
         )
 
 
-def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
-    # Line by line from the file, not read whole: a JSONL file can hold any number of runs.
+def jsonl_run_lines(path: str | Path) -> Iterator[tuple[bytes, str] | ReadProblem]:
+    """The non-blank lines of a `.jsonl` run file as `(line, source)`, not yet parsed.
+
+    Read line by line, never whole: a JSONL file can hold any number of runs. A file that
+    cannot be read (or stops being readable part-way), or holds no line at all, gives a
+    problem. Each line becomes a run with `run_from_line`; the pipeline hands lines to its
+    workers in batches this way.
+
+    Example:
+        >>> import tempfile
+        >>> path = tempfile.mkstemp(suffix=".jsonl")[1]
+        >>> _ = open(path, "wb").write(b'{"run_id": "a"}\\n\\n[1]\\n')
+        >>> [source.rsplit(":", 1)[1] for _, source in jsonl_run_lines(path)]
+        ['1', '3']
+        >>> os.remove(path)
+    """
     try:
         handle = os.fdopen(_open_regular(path), "rb")
     except OSError as error:
@@ -347,19 +363,34 @@ def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
                 if not line or line.isspace():
                     continue
                 empty = False
-                source = f"{path}:{number}"
-                value, reason = parse_json(line)
-                if reason is not None:
-                    yield ReadProblem(source, reason)
-                elif isinstance(value, dict):
-                    yield _run_or_problem(value, source)
-                else:
-                    yield ReadProblem(source, f"expected a run object, got {json_type(value)}")
+                yield line, f"{path}:{number}"
         except OSError as error:
             yield ReadProblem(f"{path}:{number + 1}", f"cannot read file: {_os_reason(error)}")
             return
     if empty:
         yield ReadProblem(str(path), "empty file")
+
+
+def run_from_line(line: bytes, source: str) -> Trajectory | ReadProblem:
+    """One line of a `.jsonl` run file as a run, or why it is not one.
+
+    Example:
+        >>> run_from_line(b'{"run_id": "r1", "answer": "4"}', "runs.jsonl:1").answer
+        '4'
+        >>> run_from_line(b"[1, 2]", "runs.jsonl:2").reason
+        'expected a run object, got array'
+    """
+    value, reason = parse_json(line)
+    if reason is not None:
+        return ReadProblem(source, reason)
+    if isinstance(value, dict):
+        return _run_or_problem(value, source)
+    return ReadProblem(source, f"expected a run object, got {json_type(value)}")
+
+
+def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
+    for item in jsonl_run_lines(path):
+        yield item if isinstance(item, ReadProblem) else run_from_line(*item)
 
 
 def _run_or_problem(obj: dict[str, Any], source: str) -> Trajectory | ReadProblem:
