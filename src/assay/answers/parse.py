@@ -115,12 +115,13 @@ def parse_answer(text: Any, *, expect: Expect = "any") -> ParsedAnswer:
             "rejected",
             f"answer is {len(text):,} characters; the limit is {MAX_ANSWER_CHARS:,}",
         )
-    whole = _one_document(text.strip(), python=False)
+    stripped = text.strip()
+    whole = _one_document(stripped, python=False)
     if whole is not None:  # one JSON document (its strings may even mention "<think>")
         return whole
     region, labelled = _answer_region(text)
     try:
-        found, structure_error = _last_structure(region)
+        found, structure_error = _last_structure(region, not_json=stripped)
     except _ParseError as exc:
         return ParsedAnswer(None, "rejected", str(exc))
     if found is not None:
@@ -189,14 +190,17 @@ def _answer_region(text: str) -> tuple[str, bool]:
     return (text[last.end() :], True) if last is not None else (text, False)
 
 
-def _one_document(stripped: str, *, python: bool) -> ParsedAnswer | None:
+def _one_document(stripped: str, *, python: bool, json: bool = True) -> ParsedAnswer | None:
     """The whole text as one JSON document (with `python`, also as one simple Python literal).
 
     This is the common case, and orjson answers it without scanning the text. A document
-    nested too deep comes back rejected.
+    nested too deep comes back rejected. `json=False` skips the JSON attempt for a text that
+    already failed it.
     """
     attempts: list[tuple[str, str | None]] = []
-    if stripped[:1] in ("{", "["):
+    # A quote outside a string is never JSON, and JSON has no single-quoted strings: a text
+    # with `'` but no `"` (a Python dict, say) fails without paying for orjson's error.
+    if json and stripped[:1] in ("{", "[") and ('"' in stripped or "'" not in stripped):
         attempts.append(("json", stripped))
     if python and stripped[:1] in ("{", "[", "("):
         attempts.append(("structure", _python_as_json(stripped)))
@@ -209,7 +213,8 @@ def _one_document(stripped: str, *, python: bool) -> ParsedAnswer | None:
             continue
         if not isinstance(value, dict | list):
             return None
-        if _too_deep(value):
+        # Fewer brackets than the limit cannot nest deeper than it: count before walking.
+        if source.count("[") + source.count("{") > MAX_DEPTH and _too_deep(value):
             return ParsedAnswer(None, "rejected", f"answer nested deeper than {MAX_DEPTH} levels")
         return ParsedAnswer(value, method)
     return None
@@ -320,13 +325,18 @@ def _without_grouping_parentheses(text: str, spans: list[tuple[int, int]]) -> li
     return kept
 
 
-def _last_structure(region: str) -> tuple[ParsedAnswer | None, str | None]:
+def _last_structure(
+    region: str, not_json: str | None = None
+) -> tuple[ParsedAnswer | None, str | None]:
     """The last structure in the region, or None and why the bracketed spans did not parse.
+
+    `not_json` is a text already known not to be one JSON document (not tried again).
 
     Raises:
         _ParseError: the region breaks the depth limit.
     """
-    whole = _one_document(region.strip(), python=True)
+    stripped = region.strip()
+    whole = _one_document(stripped, python=True, json=stripped != not_json)
     if whole is not None:
         if whole.rejected:
             raise _ParseError(whole.error or "answer rejected")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 __all__ = ["PRICES_PER_MILLION", "estimate_cost_usd", "model_price_key"]
 
@@ -88,7 +89,7 @@ def estimate_cost_usd(
     if tokens_in == 0 and tokens_out == 0:
         return None
     table = PRICES_PER_MILLION if prices is None else prices
-    price = table.get(model_price_key(model))
+    price = table.get(_cached_price_key(model))
     if price is None:
         # A caller's own table may be keyed by the exact name it records.
         price = table.get(model)
@@ -96,3 +97,8 @@ def estimate_cost_usd(
         return None
     price_in, price_out = price
     return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+
+
+# Every run of an evaluation names one of a few models: work each key out once. (The key, not
+# the price, is cached: the price table is a dict callers may change.)
+_cached_price_key = lru_cache(maxsize=1024)(model_price_key)
