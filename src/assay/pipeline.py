@@ -221,9 +221,11 @@ class _Problems:
 _WORKER: _FileScorer | None = None
 """The file scorer a forked worker process inherits."""
 
-_CHUNK = 16
-"""Work units (files or JSONL lines) handed to a worker at a time: fewer round trips, little
-waiting at the end."""
+_CHUNK = 64
+"""Work units (files or JSONL lines) handed to a worker at a time. Each round trip costs the
+main process CPU that the workers then miss (on 2,000 runs, its CPU time fell from about 0.56 s
+at 16 to 0.46 s at 64 and 0.40 s at 128); a chunk is still only some 20 ms of work, so little
+is left waiting at the end."""
 
 _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
