@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
+from assay import pipeline
 from assay.pipeline import EvaluateOptions, evaluate
 from assay.records import Case, Trajectory
 from assay.results import Score
@@ -185,7 +186,11 @@ def test_ops_metrics_come_from_the_trajectory(tmp_path: Path) -> None:
     assert ops["est_cost_usd"] == pytest.approx(3000 * 0.40 / 1e6 + 150 * 1.60 / 1e6)
 
 
-def test_workers_write_the_same_reports_as_one_process(tmp_path: Path) -> None:
+def test_workers_write_the_same_reports_as_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small chunks, so that many are in flight and a JSONL file's lines span several.
+    monkeypatch.setattr(pipeline, "_CHUNK", 4)
     runs, gt = tmp_path / "runs", tmp_path / "gt"
     for i in range(90):
         write_scenario(gt, str(i), f"{{'n': {i}, 'items': [1, 2, 3]}}")
