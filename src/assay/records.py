@@ -89,6 +89,9 @@ class Step:
     duration_ms: float | None = None
     """Wall time of the turn, if recorded."""
 
+    node: str | None = None
+    """The agent or graph node that took this step (multi-agent and graph runs), if known."""
+
 
 @dataclass(slots=True)
 class Trajectory:
@@ -163,6 +166,13 @@ class Case:
 
     answer_rules: dict[str, Any] | None = None
     """Per-key comparison rules for structured answers (see `assay.answers.rules`)."""
+
+    expected_tools: list[str] | None = None
+    """Tool names the run must call (order and arguments not checked)."""
+
+    expected_trajectory: Any = None
+    """The expected steps, in any form `assay.check_trajectory` accepts (tool names, calls,
+    one nested list per step of parallel calls, messages)."""
 
     source: str = ""
     """Where the scenario was read from."""
