@@ -34,8 +34,11 @@ ScorerFactory = Callable[..., Scorer]
 _F = TypeVar("_F", bound=ScorerFactory)
 
 _REGISTRY: dict[str, ScorerFactory] = {}
-_BUILTIN_MODULES = {"static_json": "assay.scorers.static_json"}
-"""Built-in scorers are imported on first use, so that start-up stays fast."""
+_BUILTIN_MODULES = {
+    "static_json": "assay.scorers.static_json",
+}
+"""Built-in scorers by name and the module that registers each; imported on first use, so
+that start-up stays fast."""
 
 ENTRY_POINT_GROUP = "assay.scorers"
 
