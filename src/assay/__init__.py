@@ -28,6 +28,14 @@ if TYPE_CHECKING:
         create_scorer,
         register_scorer,
     )
+    from assay.trajectory import (
+        MatchType,
+        StepType,
+        TrajectoryChecker,
+        TrajectoryMatch,
+        TrajectoryStep,
+        check_trajectory,
+    )
 
 _EXPORTS = {
     "Case": "assay.records",
@@ -51,6 +59,12 @@ _EXPORTS = {
     "EvaluateOptions": "assay.pipeline",
     "evaluate": "assay.pipeline",
     "ExitCode": "assay.cli.exit_codes",
+    "MatchType": "assay.trajectory",
+    "StepType": "assay.trajectory",
+    "TrajectoryChecker": "assay.trajectory",
+    "TrajectoryMatch": "assay.trajectory",
+    "TrajectoryStep": "assay.trajectory",
+    "check_trajectory": "assay.trajectory",
 }
 
 __all__ = [
@@ -58,6 +72,7 @@ __all__ = [
     "CaseResult",
     "EvaluateOptions",
     "ExitCode",
+    "MatchType",
     "Message",
     "OpsMetrics",
     "RunSummary",
@@ -65,10 +80,15 @@ __all__ = [
     "ScoreStatus",
     "Scorer",
     "Step",
+    "StepType",
     "ToolCall",
     "Trajectory",
+    "TrajectoryChecker",
+    "TrajectoryMatch",
+    "TrajectoryStep",
     "Usage",
     "available_scorers",
+    "check_trajectory",
     "compare_values",
     "create_scorer",
     "evaluate",

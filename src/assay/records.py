@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,23 @@ class ToolCall:
 
     result: Any = None
     """What the tool returned, as recorded by the run (any JSON value)."""
+
+    def matches(self, actual: ToolCall | Mapping[str, Any], *, args: str = "superset") -> bool:
+        """Whether `actual` is this expected call: same name, and the arguments given here
+        compare as `args` says (by default every argument given here must be present and
+        equal; arguments not given are ignored; no arguments at all match any).
+
+        Example:
+            >>> expected = ToolCall("get_weather", {"location": "Paris"})
+            >>> expected.matches({"name": "get_weather",
+            ...                   "args": {"location": "Paris", "units": "celsius"}})
+            True
+            >>> expected.matches(ToolCall("get_weather", {"location": "Rome"}))
+            False
+        """
+        from assay.trajectory.check import check_trajectory
+
+        return check_trajectory([self], [actual], mode="strict", args=args).passed
 
 
 @dataclass(slots=True)

@@ -1,0 +1,259 @@
+"""Argument comparison for trajectory checks: modes, per-tool overrides, explanations.
+
+Values compare as JSON values: numbers by value (`1 == 1.0`) but booleans are not numbers
+(`True != 1`), tuples equal lists, dict keys must match exactly. `superset` and `subset`
+apply to dicts recursively, so an expected `{"time": {"start": "09:00"}}` is contained in an
+actual `{"time": {"start": "09:00", "end": "10:00"}, "tz": "UTC"}`; any other value, lists
+included, must be equal.
+
+Example:
+    >>> rule = ArgsRule.build("superset")
+    >>> rule.matches({"city": "Paris", "units": "C"}, {"city": "Paris"})
+    True
+    >>> rule.explain({"city": "paris"}, {"city": "Paris"})
+    "argument 'city': expected 'Paris', got 'paris'"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from assay.trajectory.spec import ARGS_MODES, ArgsMode, Override, Overrides
+
+_MISSING = object()
+_SHOWN = 60
+"""Characters of a value shown in an explanation."""
+
+
+class ArgsParseError(ValueError):
+    """Arguments recorded as text that is not JSON."""
+
+
+def parse_args(raw: Any) -> Any:
+    """Arguments as a JSON value: a dict as is, JSON text parsed, None as `{}`.
+
+    Raises:
+        ArgsParseError: the text is not valid JSON.
+
+    Example:
+        >>> parse_args('{"x": 1}'), parse_args(None)
+        ({'x': 1}, {})
+    """
+    if raw is None:
+        return {}
+    if isinstance(raw, str | bytes):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ArgsParseError(f"arguments are not valid JSON ({exc.msg})") from None
+    return raw
+
+
+def same(x: Any, y: Any) -> bool:
+    """Whether two JSON-like values are equal: numbers by value, booleans apart from numbers.
+
+    Example:
+        >>> same({"n": 1, "t": (1, 2)}, {"n": 1.0, "t": [1, 2]}), same(True, 1)
+        (True, False)
+    """
+    tx, ty = type(x), type(y)
+    if tx is ty:
+        if tx is dict:
+            return len(x) == len(y) and all(
+                (other := y.get(key, _MISSING)) is not _MISSING and same(value, other)
+                for key, value in x.items()
+            )
+        if tx is list or tx is tuple:
+            return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+        return bool(x == y)
+    if tx in _NUMBERS and ty in _NUMBERS:  # exact types: bool is not among them
+        return bool(x == y)
+    return _same_slow(x, y)
+
+
+_NUMBERS = (int, float)
+
+
+def _same_slow(x: Any, y: Any) -> bool:
+    # Subclasses and mixed containers: rarely met, so checked after the exact-type cases.
+    if isinstance(x, bool) or isinstance(y, bool):
+        return isinstance(x, bool) and isinstance(y, bool) and x == y
+    if isinstance(x, int | float) and isinstance(y, int | float):
+        return bool(x == y)
+    if isinstance(x, Mapping) and isinstance(y, Mapping):
+        return len(x) == len(y) and all(
+            key in y and same(value, y[key]) for key, value in x.items()
+        )
+    if _is_sequence(x) and _is_sequence(y):
+        return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, str) and isinstance(y, str):
+        return str(x) == str(y)
+    return x is None and y is None
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
+def contains(big: Any, small: Any) -> bool:
+    """Whether `small` is contained in `big`: dict keys recursively, other values equal.
+
+    Example:
+        >>> contains({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": 2}})
+        True
+    """
+    if isinstance(small, Mapping) and isinstance(big, Mapping):
+        return all(
+            (other := big.get(key, _MISSING)) is not _MISSING and contains(other, value)
+            for key, value in small.items()
+        )
+    return same(big, small)
+
+
+def get_path(value: Any, path: str) -> Any:
+    """The value at a dotted path (`time.start`, `items.0.id`), or `_MISSING`."""
+    for part in path.split("."):
+        if isinstance(value, Mapping):
+            value = value.get(part, _MISSING)
+        elif _is_sequence(value) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+        if value is _MISSING:
+            return _MISSING
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ArgsRule:
+    """How one tool's arguments are compared: a mode, field paths, or a callable."""
+
+    mode: ArgsMode | None = None
+    paths: tuple[str, ...] = ()
+    matcher: Callable[[Any, Any], bool] | None = None
+
+    @classmethod
+    def build(cls, rule: Override, tool: str | None = None) -> ArgsRule:
+        """Compile a mode name, a list of dotted paths or a callable.
+
+        Raises:
+            ValueError: an unknown mode, or a path list that is empty or not all strings.
+        """
+        where = f" for tool {tool!r}" if tool is not None else ""
+        if isinstance(rule, str):
+            if rule not in ARGS_MODES:
+                known = ", ".join(ARGS_MODES)
+                raise ValueError(f"unknown argument mode {rule!r}{where}; use one of: {known}")
+            return cls(mode=rule)
+        if callable(rule):
+            return cls(matcher=rule)
+        if isinstance(rule, Sequence) and rule and all(isinstance(p, str) and p for p in rule):
+            return cls(paths=tuple(rule))
+        raise ValueError(
+            f"invalid argument rule{where}: {rule!r}; give a mode name, a non-empty list of "
+            "dotted field paths, or a callable (actual_args, expected_args) -> bool"
+        )
+
+    def matches(self, actual: Any, expected: Any) -> bool:
+        """Whether parsed `actual` arguments satisfy the parsed `expected` ones."""
+        mode = self.mode
+        if mode == "superset":
+            return contains(actual, expected)
+        if mode == "ignore":
+            return True
+        if mode == "exact":
+            return same(actual, expected)
+        if mode == "subset":
+            return contains(expected, actual)
+        if self.matcher is not None:
+            try:
+                return bool(self.matcher(actual, expected))
+            except Exception:  # a matcher that trips over odd arguments has said "no"
+                return False
+        for path in self.paths:
+            got, wanted = get_path(actual, path), get_path(expected, path)
+            if got is _MISSING or wanted is _MISSING or not same(got, wanted):
+                return False
+        return True
+
+    def explain(self, actual: Any, expected: Any) -> str:
+        """Why `actual` does not satisfy `expected`, in one line."""
+        if self.matcher is not None:
+            try:
+                self.matcher(actual, expected)
+            except Exception as exc:
+                return f"custom argument matcher raised {type(exc).__name__}: {exc}"[:200]
+            return "custom argument matcher returned false"
+        if self.paths:
+            for path in self.paths:
+                got, wanted = get_path(actual, path), get_path(expected, path)
+                if got is _MISSING and wanted is _MISSING:
+                    return f"argument {path!r} missing on both sides"
+                if got is _MISSING:
+                    return f"argument {path!r} missing"
+                if wanted is _MISSING:
+                    return f"argument {path!r} missing from the expected call"
+                if not same(got, wanted):
+                    return _differs(path, wanted, got)
+            return "arguments match"
+        missing, extra = {"superset": (True, False), "exact": (True, True)}.get(
+            self.mode or "", (False, True)
+        )
+        return _first_difference(actual, expected, "", missing=missing, extra=extra)
+
+
+def _first_difference(
+    actual: Any, expected: Any, prefix: str, *, missing: bool, extra: bool
+) -> str:
+    """The first argument that breaks the rule: a missing key (when `missing`), an extra key
+    (when `extra`) or a different value; "" when there is none."""
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        for key, value in expected.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in actual:
+                if missing:
+                    return f"argument {path!r} missing"
+                continue
+            inner = _first_difference(actual[key], value, path, missing=missing, extra=extra)
+            if inner:
+                return inner
+        if extra:
+            for key in actual:
+                if key not in expected:
+                    path = f"{prefix}.{key}" if prefix else str(key)
+                    return f"unexpected argument {path!r}"
+        return ""
+    if same(actual, expected):
+        return ""
+    return _differs(prefix or "arguments", expected, actual)
+
+
+def _differs(path: str, expected: Any, got: Any) -> str:
+    label = "arguments" if path == "arguments" else f"argument {path!r}"
+    return f"{label}: expected {_short(expected)}, got {_short(got)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def compile_rules(
+    default: ArgsMode | str, overrides: Overrides | None
+) -> tuple[ArgsRule, dict[str, ArgsRule]]:
+    """The default rule and the per-tool rules, validated now rather than at first use.
+
+    Raises:
+        ValueError: an unknown mode or an invalid override.
+    """
+    base = ArgsRule.build(default)
+    if base.mode is None:
+        raise ValueError(f"args must be a mode name, got {default!r}")
+    per_tool = {
+        str(tool): ArgsRule.build(rule, str(tool)) for tool, rule in (overrides or {}).items()
+    }
+    return base, per_tool

@@ -1,0 +1,115 @@
+"""Properties of check_trajectory that must hold for any trajectory."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay import check_trajectory
+
+MODES = ("strict", "unordered", "subsequence", "superset", "subset")
+MIRROR = {"superset": "subset", "subset": "superset", "ignore": "ignore"}
+
+names = st.sampled_from(["a", "b", "c", "d"])
+scalars = st.one_of(
+    st.integers(-3, 3), st.booleans(), st.sampled_from(["x", "y", ""]), st.none(), st.floats(0, 2)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(names, inner, max_size=3),
+    max_leaves=6,
+)
+arg_dicts = st.dictionaries(st.sampled_from(["k", "m", "n"]), values, max_size=3)
+explicit_calls = st.builds(lambda n, a: {"name": n, "args": a}, names, arg_dicts)
+any_calls = st.one_of(
+    names,
+    explicit_calls,
+    st.builds(
+        lambda n, text: {"name": n, "arguments": text},
+        names,
+        st.sampled_from(['{"k": 1}', '{"k": 1', "[]", "", "null", '{"k": true}']),
+    ),
+)
+
+
+def steps_of(calls: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    return st.lists(st.one_of(calls, st.lists(calls, min_size=1, max_size=3)), max_size=6)
+
+
+@given(steps_of(any_calls))
+def test_a_trajectory_matches_itself_in_every_mode(trajectory: list[Any]) -> None:
+    for mode in MODES:
+        result = check_trajectory(trajectory, copy.deepcopy(trajectory), mode=mode)
+        assert result.passed and result.score == 1.0, (mode, result.reason)
+
+
+@given(steps_of(explicit_calls))
+def test_exact_arguments_match_themselves_too(trajectory: list[Any]) -> None:
+    for mode in MODES:
+        assert check_trajectory(
+            trajectory, copy.deepcopy(trajectory), mode=mode, args="exact"
+        ).passed
+
+
+@given(steps_of(explicit_calls), steps_of(explicit_calls), st.sampled_from(sorted(MIRROR)))
+def test_subset_and_superset_are_mirror_images(
+    expected: list[Any], actual: list[Any], args: str
+) -> None:
+    forward = check_trajectory(expected, actual, mode="superset", args=args)
+    mirrored = check_trajectory(actual, expected, mode="subset", args=MIRROR[args])
+    assert forward.passed == mirrored.passed
+    assert forward.score == mirrored.score
+    assert (forward.precision, forward.recall) == (mirrored.recall, mirrored.precision)
+
+
+@given(steps_of(any_calls), steps_of(any_calls), st.sampled_from(MODES))
+def test_score_is_one_exactly_when_passed(
+    expected: list[Any], actual: list[Any], mode: str
+) -> None:
+    result = check_trajectory(expected, actual, mode=mode)
+    assert 0.0 <= result.score <= 1.0
+    assert (result.score == 1.0) is result.passed
+    for figure in (result.precision, result.recall, result.f1):
+        assert 0.0 <= figure <= 1.0
+    if mode == "strict":
+        assert (result.f1 == 1.0) is result.passed
+
+
+@given(
+    steps_of(any_calls),
+    steps_of(any_calls),
+    st.sampled_from(["exact", "ignore", "subset", "superset"]),
+)
+def test_inputs_are_left_as_they_were(expected: list[Any], actual: list[Any], args: str) -> None:
+    before = copy.deepcopy((expected, actual))
+    for mode in MODES:
+        check_trajectory(expected, actual, mode=mode, args=args)
+    assert (expected, actual) == before
+
+
+@given(st.lists(explicit_calls, max_size=7), st.randoms(use_true_random=False))
+def test_any_order_of_the_same_calls_passes_unordered(calls: list[Any], random: Any) -> None:
+    shuffled = list(calls)
+    random.shuffle(shuffled)
+    assert check_trajectory(calls, shuffled, mode="unordered", args="exact").passed
+
+
+@given(st.lists(st.lists(explicit_calls, min_size=1, max_size=3), max_size=5), st.randoms())
+def test_parallel_calls_shuffled_inside_their_steps_still_pass_strict(
+    steps: list[list[Any]], random: Any
+) -> None:
+    shuffled = [random.sample(step, len(step)) for step in steps]
+    assert check_trajectory(steps, shuffled, mode="strict", args="exact").passed
+
+
+@given(steps_of(names), steps_of(names), st.sampled_from(MODES))
+def test_matched_missing_and_unexpected_account_for_every_call(
+    expected: list[Any], actual: list[Any], mode: str
+) -> None:
+    details = check_trajectory(expected, actual, mode=mode).to_details()
+    flat = lambda steps: sum(len(s) if isinstance(s, list) else 1 for s in steps)  # noqa: E731
+    assert details["expected_calls"] == flat(expected)
+    assert details["actual_calls"] == flat(actual)
