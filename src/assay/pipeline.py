@@ -46,7 +46,14 @@ from assay.reports.aggregate import SummaryBuilder
 from assay.reports.files import write_temporary
 from assay.reports.json_report import ReportWriter, render
 from assay.reports.pricing import estimate_cost_usd
-from assay.results import CaseResult, NotScored, OpsMetrics, RunSummary, Score
+from assay.results import (
+    CaseResult,
+    NotScored,
+    OpsMetrics,
+    RunSummary,
+    Score,
+    combine_scores,
+)
 from assay.scorers.registry import Scorer, UnknownScorerError, create_scorer
 
 
@@ -65,6 +72,10 @@ class EvaluateOptions:
 
     scorer_default: str = "static_json"
     """Scorer for scenarios that do not name their own `scoring_method`."""
+
+    scorers: tuple[str, ...] = ()
+    """Scorers to run on every run, instead of the scenario's `scoring_method` or the default.
+    With several, each run gets each one's score and a combined verdict (`combine_scores`)."""
 
     scorer_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Options per scorer name, passed to its factory."""
@@ -85,7 +96,8 @@ def evaluate(
         UnknownScorerError: the default scorer does not exist (checked before any work).
     """
     scorers = _Scorers(options.scorer_options)
-    scorers.get(options.scorer_default)  # fail fast on a typo, before reading anything
+    for name in options.scorers or (options.scorer_default,):
+        scorers.get(name)  # fail fast on a typo or bad options, before reading anything
     scenarios = index_scenarios(list(options.scenarios))
     builder = SummaryBuilder()
     builder.set_scenarios_loaded(len(scenarios))
@@ -103,7 +115,9 @@ def evaluate(
     with ExitStack() as stack:
         writer = stack.enter_context(ReportWriter(options.reports_dir))
         # Workers write each report under a temporary name; the writer only names it.
-        file_scorer = _FileScorer(scenarios, scorers, options.scorer_default, writer.directory)
+        file_scorer = _FileScorer(
+            scenarios, scorers, options.scorer_default, options.scorers, writer.directory
+        )
         scored_files = stack.enter_context(_scored_files(file_scorer, run_files(), options.workers))
         try:
             for item in scored_files:
@@ -157,11 +171,17 @@ class _FileScorer:
     """Reads one run file and scores its runs: the unit of work, in this process or a worker."""
 
     def __init__(
-        self, scenarios: ScenarioIndex, scorers: _Scorers, default: str, reports_dir: Path
+        self,
+        scenarios: ScenarioIndex,
+        scorers: _Scorers,
+        default: str,
+        every_run: tuple[str, ...],
+        reports_dir: Path,
     ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
         self.default = default
+        self.every_run = every_run
         self.reports_dir = reports_dir
 
     def __call__(self, path: str) -> Iterator[_Scored]:
@@ -184,12 +204,15 @@ class _FileScorer:
     def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
         known = len(self.scenarios.problems)
-        outcome, key = _score_item(item, self.scenarios, self.scorers, self.default)
+        outcome, key = _score_item(
+            item, self.scenarios, self.scorers, self.default, self.every_run
+        )
         problems = self.scenarios.problems[known:]
         if isinstance(outcome, CaseResult):
             report, line = render(outcome)
             # The rendered report holds the per-key records; the summary needs none of them.
-            outcome.score.details.pop("details", None)
+            for part in outcome.parts():
+                part.details.pop("details", None)
             temporary = write_temporary(self.reports_dir, report)
             return _Scored(outcome, temporary, line, key, problems)
         return _Scored(outcome, key=key, problems=problems)
@@ -340,6 +363,7 @@ def _score_item(
     scenarios: ScenarioIndex,
     scorers: _Scorers,
     default: str,
+    every_run: tuple[str, ...] = (),
 ) -> tuple[CaseResult | NotScored, str | None]:
     if isinstance(item, ReadProblem):
         return NotScored("unreadable", item.reason, source=item.source), None
@@ -354,13 +378,20 @@ def _score_item(
             scenario_id=item.scenario_id,
         ), None
     case = scenarios.get(key, with_question=item.question is None)
+    parts: list[Score] = []
     if isinstance(case, ReadProblem):
         score = Score.error(
-            default, f"ground truth unusable: {case.reason}", {"reason": "bad_ground_truth"}
+            "+".join(every_run or (default,)),
+            f"ground truth unusable: {case.reason}",
+            {"reason": "bad_ground_truth"},
         )
         case = Case(id=scenarios.case_id(key), source=case.source)
+    elif len(every_run) > 1:
+        parts = [scorers.score(name, case, item) for name in every_run]
+        score = combine_scores(parts)
     else:
-        score = scorers.score(case.scoring_method or default, case, item)
+        name = every_run[0] if every_run else case.scoring_method or default
+        score = scorers.score(name, case, item)
     result = CaseResult(
         scenario_id=case.id,
         run_id=item.run_id,
@@ -372,6 +403,7 @@ def _score_item(
         ops=ops_metrics(item),
         scenario_type=case.type,
         source=item.source,
+        scores=parts,
     )
     return result, key
 

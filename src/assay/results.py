@@ -118,6 +118,13 @@ class CaseResult:
     source: str = ""
     report_file: str | None = None
     """File name of the per-run report inside the reports directory."""
+    scores: list[Score] = field(default_factory=list)
+    """Each scorer's own score when several scored the run (then `score` combines them, see
+    `combine_scores`); empty when one scorer did and `score` is its score."""
+
+    def parts(self) -> list[Score]:
+        """The scores of the individual scorers (just `score` when only one ran)."""
+        return self.scores or [self.score]
 
     def to_report(self) -> dict[str, Any]:
         """The per-run report as a JSON-ready dict."""
@@ -140,7 +147,41 @@ class CaseResult:
                 "est_cost_usd": self.ops.est_cost_usd,
             },
             "source": self.source,
+            **({"scores": [part.to_report() for part in self.scores]} if self.scores else {}),
         }
+
+
+def combine_scores(parts: list[Score]) -> Score:
+    """One verdict for a run several scorers scored.
+
+    An errored part makes the verdict an error (a check that could not run cannot be counted
+    as passed or failed); otherwise parts that did not apply (unscored) are left out, and the
+    run passes when every scored part passed, with the mean of their values. When no part
+    scored, the verdict is unscored.
+
+    Example:
+        >>> combined = combine_scores([Score.scored("a", 1.0, passed=True),
+        ...                            Score.scored("b", 0.5, passed=False, rationale="x")])
+        >>> combined.scorer, combined.value, combined.passed, combined.rationale
+        ('a+b', 0.75, False, 'b: x')
+    """
+    name = "+".join(part.scorer for part in parts)
+    details: dict[str, Any] = {"scorers": [part.scorer for part in parts]}
+    errors = [part for part in parts if part.status is ScoreStatus.ERROR]
+    if errors:
+        reason = "; ".join(f"{part.scorer}: {part.rationale}" for part in errors)
+        return Score.error(name, reason, {**details, "reason": "part_error"})
+    scored = [part for part in parts if part.status is ScoreStatus.SCORED]
+    if not scored:
+        reason = "; ".join(f"{part.scorer}: {part.rationale}" for part in parts)
+        reasons = {part.details.get("reason") for part in parts}
+        # When every part gives the same reason (no answer, say), it is the run's reason.
+        shared = reasons.pop() if len(reasons) == 1 else None
+        return Score.unscored(name, reason, {**details, "reason": shared or "no_part_scored"})
+    failed = [part for part in scored if not part.passed]
+    rationale = "; ".join(f"{part.scorer}: {part.rationale}" for part in failed)
+    value = sum(part.value or 0.0 for part in scored) / len(scored)
+    return Score.scored(name, value, passed=not failed, rationale=rationale, details=details)
 
 
 @dataclass(slots=True)
@@ -185,6 +226,8 @@ class RunSummary:
     """True when the evaluation stopped early; the figures cover what finished."""
     worst_failures: list[dict[str, Any]] = field(default_factory=list)
     """The lowest-scoring failed runs (at most ten), lowest first."""
+    by_scorer: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Scored, passed, pass rate and mean score per scorer (each part when several ran)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -202,6 +245,7 @@ class RunSummary:
             "totals": self.totals,
             "by_scenario_type": self.by_scenario_type,
             "by_runner_model": self.by_runner_model,
+            "by_scorer": self.by_scorer,
             "ops": self.ops,
             "metrics_mean": self.metrics_mean,
             "not_scored": self.not_scored,

@@ -113,7 +113,7 @@ def test_folder_problems(tmp_path: Path) -> None:
     assert cases["4"].question is None  # unreadable question: case kept without it
     got = {problem.source: problem.reason for problem in problems}
     assert got == {
-        str(no_truth): "no groundtruth.txt",
+        str(no_truth): "no groundtruth.txt (and no expected_trajectory.json)",
         str(undecodable / "groundtruth.txt"): "not UTF-8: undecodable byte at offset 3",
         str(empty / "groundtruth.txt"): "groundtruth.txt is empty",
         str(bad_question / "question.txt"): "not UTF-8: undecodable byte at offset 0",

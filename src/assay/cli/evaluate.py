@@ -18,8 +18,9 @@ JSON/JSONL scenario files. Each run is joined to its scenario by id and scored; 
 that cannot be scored is listed with its reason in _aggregate.json.
 """
 
-EPILOG = """example:
+EPILOG = """examples:
   assay evaluate --trajectories runs/ --scenarios scenarios/ --reports-dir reports/ --fail-under 0.8
+  assay evaluate --trajectories runs/ --scenarios gt/ --scorer static_json --scorer trajectory
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing input or no runs,
 4 internal error.
@@ -63,6 +64,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="scorer for scenarios without a scoring_method (default: %(default)s)",
     )
     parser.add_argument(
+        "--scorer",
+        dest="scorers",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run this scorer on every run, whatever the scenario names; repeat to run several "
+        "(each run then gets each score and a combined verdict)",
+    )
+    parser.add_argument(
         "--reports-dir",
         default=Path("reports"),
         type=Path,
@@ -92,6 +102,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="static_json: compare dict keys ignoring case",
+    )
+    parser.add_argument(
+        "--trajectory-mode",
+        choices=("strict", "unordered", "subsequence", "superset", "subset"),
+        help="trajectory: how expected steps must appear, for scenarios that do not say "
+        "(default: strict)",
+    )
+    parser.add_argument(
+        "--trajectory-args",
+        choices=("exact", "ignore", "subset", "superset"),
+        help="trajectory: how call arguments compare, for scenarios that do not say "
+        "(default: superset, the arguments given must match)",
     )
     parser.add_argument(
         "-v",
@@ -146,12 +168,23 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         static_options["list_order"] = args.list_order
     if args.case_insensitive_keys:
         static_options["case_insensitive_keys"] = True
+    trajectory_options: dict[str, Any] = {}
+    if args.trajectory_mode:
+        trajectory_options["mode"] = args.trajectory_mode
+    if args.trajectory_args:
+        trajectory_options["args"] = args.trajectory_args
+    scorer_options = {
+        name: chosen
+        for name, chosen in (("static_json", static_options), ("trajectory", trajectory_options))
+        if chosen
+    }
     options = EvaluateOptions(
         trajectories=args.trajectories,
         scenarios=tuple(args.scenarios),
         reports_dir=args.reports_dir,
         scorer_default=args.scorer_default,
-        scorer_options={"static_json": static_options} if static_options else {},
+        scorers=tuple(dict.fromkeys(args.scorers)),
+        scorer_options=scorer_options,
         workers=args.workers,
     )
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()

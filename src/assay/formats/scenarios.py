@@ -3,12 +3,16 @@
 Two layouts are in use and both are read:
 
 - Scenario folders: `scenario_<id>/` (or `scenario-<id>/`) holding `groundtruth.txt` (the
-  expected answer as text), optionally `question.txt` and `groundtruth_eval.json` (per-key
-  answer rules).
+  expected answer as text), optionally `question.txt`, `groundtruth_eval.json` (per-key
+  answer rules) and `expected_trajectory.json` (the expected steps as a list, or an object
+  with `expected_trajectory`, `expected_tools`, `mode`, `args` and `overrides`); a folder with
+  only `expected_trajectory.json` is a scenario for trajectory checks.
 - Scenario files: `.json` (a list of scenario objects, an object with a `"scenarios"` list, or
   one scenario object) and `.jsonl` (one scenario object per line). A scenario object has `id`,
-  `text`, `expected_answer`, `characteristic_form`, `type`, `category`, `scoring_method` and
-  `groundtruth_eval`; any other field is kept in `Case.metadata`.
+  `text`, `expected_answer`, `characteristic_form`, `type`, `category`, `scoring_method`,
+  `groundtruth_eval`, `expected_tools` and `expected_trajectory`; any other field (such as
+  `trajectory_mode`, `trajectory_args` and `trajectory_overrides`) is kept in
+  `Case.metadata`.
 
 Cases are keyed by `scenario_key` so that runs written with `11`, `"011"` or `"scenario_11"`
 all find scenario 11. As everywhere at the edge, bad input becomes a `ReadProblem` and loading
@@ -51,6 +55,12 @@ _FOLDER_PREFIX_LEN = len("scenario_")
 GROUNDTRUTH_FILE = "groundtruth.txt"
 QUESTION_FILE = "question.txt"
 RULES_FILE = "groundtruth_eval.json"
+TRAJECTORY_FILE = "expected_trajectory.json"
+
+TRAJECTORY_ERROR = "trajectory_error"
+"""Metadata key set on a case whose expected tools or trajectory could not be used."""
+TRAJECTORY_OPTIONS = ("trajectory_mode", "trajectory_args", "trajectory_overrides")
+"""Per-scenario options of the trajectory check, kept in metadata under these names."""
 
 ANSWER_RULES_ERROR = "answer_rules_error"
 """Metadata key set on a case whose answer rules could not be used, with the reason."""
@@ -67,6 +77,8 @@ _CASE_FIELDS = frozenset(
         "category",
         "scoring_method",
         "groundtruth_eval",
+        "expected_tools",
+        "expected_trajectory",
     }
 )
 
@@ -473,8 +485,10 @@ def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_Folder | ReadP
         name = os.path.basename(source)  # noqa: PTH119
         yield ReadProblem(source, f"no usable scenario id in folder name {name!r}")
         return
-    if not os.path.isfile(os.path.join(source, GROUNDTRUTH_FILE)):  # noqa: PTH113, PTH118
-        yield ReadProblem(source, f"no {GROUNDTRUTH_FILE}")
+    if not os.path.isfile(os.path.join(source, GROUNDTRUTH_FILE)) and not os.path.isfile(  # noqa: PTH113, PTH118
+        os.path.join(source, TRAJECTORY_FILE)  # noqa: PTH118
+    ):
+        yield ReadProblem(source, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
         return
     yield source
 
@@ -485,23 +499,34 @@ def _load_folder(
     """Read a scenario folder; problems that leave the case usable are appended to `problems`."""
     # Plain strings, not Path: this runs once per scored run.
     source = os.fspath(folder)
+    metadata: dict[str, Any] = {}
+    expected_tools: list[str] | None = None
+    expected_trajectory: Any = None
+    trajectory_path = os.path.join(source, TRAJECTORY_FILE)  # noqa: PTH118
+    has_trajectory = os.path.isfile(trajectory_path)  # noqa: PTH113
+    if has_trajectory:
+        expected_tools, expected_trajectory = _read_trajectory_file(
+            trajectory_path, metadata, problems
+        )
+
     groundtruth_path = os.path.join(source, GROUNDTRUTH_FILE)  # noqa: PTH118
-    groundtruth = _read_text(groundtruth_path)
-    if isinstance(groundtruth, ReadProblem):
-        problems.append(groundtruth)
-        return groundtruth
-    # Surrounding whitespace is editor residue (a final newline), not part of the answer.
-    expected = groundtruth.strip()
-    if not expected:
-        # An empty answer would make every run fail for a reason that is not the run's fault.
-        problem = ReadProblem(groundtruth_path, f"{GROUNDTRUTH_FILE} is empty")
-        problems.append(problem)
-        return problem
+    expected: str | None = None
+    if not has_trajectory or os.path.isfile(groundtruth_path):  # noqa: PTH113
+        groundtruth = _read_text(groundtruth_path)
+        if isinstance(groundtruth, ReadProblem):
+            problems.append(groundtruth)
+            return groundtruth
+        # Surrounding whitespace is editor residue (a final newline), not part of the answer.
+        expected = groundtruth.strip()
+        if not expected:
+            # An empty answer would make every run fail for a reason not the run's fault.
+            problem = ReadProblem(groundtruth_path, f"{GROUNDTRUTH_FILE} is empty")
+            problems.append(problem)
+            return problem
 
     question = _read_question(folder, problems) if with_question else None
 
     answer_rules: dict[str, Any] | None = None
-    metadata: dict[str, Any] = {}
     rules_path = os.path.join(source, RULES_FILE)  # noqa: PTH118
     if os.path.isfile(rules_path):  # noqa: PTH113
         rules, reason = _read_rules(rules_path)
@@ -516,9 +541,74 @@ def _load_folder(
         question=question,
         expected_answer=expected,
         answer_rules=answer_rules,
+        expected_tools=expected_tools,
+        expected_trajectory=expected_trajectory,
         source=source,
         metadata=metadata,
     )
+
+
+def _read_trajectory_file(
+    path: str, metadata: dict[str, Any], problems: list[ReadProblem]
+) -> tuple[list[str] | None, Any]:
+    """Expected tools and trajectory from `expected_trajectory.json`.
+
+    The file holds the expected steps (a list), or an object with `expected_trajectory` (or
+    `steps`), `expected_tools`, and the check's `mode`, `args` and `overrides`.
+    """
+    data = read_bytes(path)
+    if isinstance(data, ReadProblem):
+        value: Any = None
+        reason: str | None = data.reason
+    else:
+        value, reason = parse_json(data)
+    if reason is not None:
+        problems.append(ReadProblem(path, reason))
+        metadata[TRAJECTORY_ERROR] = f"{TRAJECTORY_FILE}: {reason}"
+        return None, None
+    if isinstance(value, list):
+        value = {"expected_trajectory": value}
+    elif isinstance(value, dict):
+        value = dict(value)
+        if "steps" in value and "expected_trajectory" not in value:
+            value["expected_trajectory"] = value.pop("steps")
+        for short in ("mode", "args", "overrides"):
+            if short in value:
+                value[f"trajectory_{short}"] = value.pop(short)
+    else:
+        reason = f"expected a list of steps or an object, got {json_type(value)}"
+        problems.append(ReadProblem(path, reason))
+        metadata[TRAJECTORY_ERROR] = f"{TRAJECTORY_FILE}: {reason}"
+        return None, None
+    for option in TRAJECTORY_OPTIONS:
+        if option in value:
+            metadata[option] = value[option]
+    return _trajectory_fields(value, path, metadata, problems)
+
+
+def _trajectory_fields(
+    obj: dict[str, Any], source: str, metadata: dict[str, Any], problems: list[ReadProblem]
+) -> tuple[list[str] | None, Any]:
+    """`expected_tools` (a list of names) and `expected_trajectory` (a list) of a scenario.
+
+    A field of the wrong shape is a problem and leaves the case without it, with the reason
+    in its metadata, so that a trajectory scorer reports it instead of passing on nothing.
+    """
+    tools = obj.get("expected_tools")
+    if tools is not None and not (
+        isinstance(tools, list) and all(isinstance(name, str) for name in tools)
+    ):
+        reason = f"expected_tools must be a list of tool names, got {json_type(tools)}"
+        problems.append(ReadProblem(source, reason))
+        metadata[TRAJECTORY_ERROR] = reason
+        tools = None
+    steps = obj.get("expected_trajectory")
+    if steps is not None and not isinstance(steps, list | dict):
+        reason = f"expected_trajectory must be a list of steps, got {json_type(steps)}"
+        problems.append(ReadProblem(source, reason))
+        metadata[TRAJECTORY_ERROR] = reason
+        steps = None
+    return tools, steps
 
 
 def _read_question(folder: str | Path, problems: list[ReadProblem]) -> str | None:
@@ -646,6 +736,10 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         yield ReadProblem(source, reason)
         metadata[ANSWER_RULES_ERROR] = reason
 
+    found: list[ReadProblem] = []
+    expected_tools, expected_trajectory = _trajectory_fields(obj, source, metadata, found)
+    yield from found
+
     yield Case(
         id=case_id,
         question=question,
@@ -655,6 +749,8 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         category=_text_field(obj, "category", metadata),
         scoring_method=_text_field(obj, "scoring_method", metadata),
         answer_rules=answer_rules,
+        expected_tools=expected_tools,
+        expected_trajectory=expected_trajectory,
         source=source,
         metadata=metadata,
     )

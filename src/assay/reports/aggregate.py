@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.results import CaseResult, NotScored, RunSummary, ScoreStatus
+from assay.results import CaseResult, NotScored, RunSummary, Score, ScoreStatus
 
 WORST_KEPT = 10
 """How many failed runs, lowest score first, the summary names."""
@@ -23,8 +23,7 @@ class _Group:
         self.scored = self.passed = self.unscored = self.errors = 0
         self.score_sum = 0.0
 
-    def add(self, result: CaseResult) -> None:
-        score = result.score
+    def add(self, score: Score) -> None:
         if score.status is ScoreStatus.SCORED:
             self.scored += 1
             self.passed += bool(score.passed)
@@ -62,6 +61,7 @@ class SummaryBuilder:
         self._passed = 0
         self._by_type: dict[str, _Group] = {}
         self._by_runner_model: dict[str, _Group] = {}
+        self._by_scorer: dict[str, _Group] = {}
         self._metric_sums: dict[str, dict[str, float]] = {}
         self._metric_counts: Counter[str] = Counter()
         self._durations = array("d")  # 8 bytes a run, not a float object each
@@ -92,18 +92,21 @@ class SummaryBuilder:
             self._runners.add(result.runner)
         if result.model:
             self._models.add(result.model)
-        self._by_type.setdefault(result.scenario_type or "(none)", _Group()).add(result)
+        self._by_type.setdefault(result.scenario_type or "(none)", _Group()).add(score)
         key = f"{result.runner or '(unknown runner)'} | {result.model or '(unknown model)'}"
-        self._by_runner_model.setdefault(key, _Group()).add(result)
+        self._by_runner_model.setdefault(key, _Group()).add(score)
+        for part in result.parts():
+            self._by_scorer.setdefault(part.scorer, _Group()).add(part)
+            if part.status is ScoreStatus.SCORED:
+                sums = self._metric_sums.setdefault(part.scorer, {})
+                self._metric_counts[part.scorer] += 1
+                for name, value in part.details.items():
+                    if isinstance(value, int | float) and not isinstance(value, bool):
+                        sums[name] = sums.get(name, 0.0) + value
         if score.status is ScoreStatus.SCORED:
             self._passed += bool(score.passed)
             if not score.passed:
                 self._note_failure(result)
-            sums = self._metric_sums.setdefault(score.scorer, {})
-            self._metric_counts[score.scorer] += 1
-            for name, value in score.details.items():
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    sums[name] = sums.get(name, 0.0) + value
         else:
             kind = "unscored" if score.status is ScoreStatus.UNSCORED else "errors"
             self._no_answer += score.details.get("reason") == "no_answer"
@@ -204,6 +207,7 @@ class SummaryBuilder:
             totals=totals,
             by_scenario_type={k: g.report() for k, g in sorted(self._by_type.items())},
             by_runner_model={k: g.report() for k, g in sorted(self._by_runner_model.items())},
+            by_scorer={k: g.report() for k, g in self._by_scorer.items()},
             ops=ops,
             metrics_mean=means,
             not_scored=self._not_scored,

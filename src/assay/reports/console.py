@@ -116,6 +116,30 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
             )
         console.print(breakdown)
 
+    if len(summary.by_scorer) > 1:
+        scorers = Table(title="by scorer", title_justify="left")
+        for column in (
+            "scorer",
+            "scored",
+            "passed",
+            "pass rate",
+            "mean score",
+            "unscored",
+            "errors",
+        ):
+            scorers.add_column(column, justify="left" if column == "scorer" else "right")
+        for name, group in summary.by_scorer.items():
+            scorers.add_row(
+                name,
+                str(group["scored"]),
+                str(group["passed"]),
+                "n/a" if group["pass_rate"] is None else f"{group['pass_rate']:.1%}",
+                "n/a" if group["mean_score"] is None else f"{group['mean_score']:.3f}",
+                str(group["unscored"]),
+                str(group["errors"]),
+            )
+        console.print(scorers)
+
     if summary.worst_failures:
         console.print("[bold]lowest-scoring failures[/bold]")
         for item in summary.worst_failures:

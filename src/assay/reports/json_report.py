@@ -86,12 +86,18 @@ def render(result: CaseResult) -> tuple[bytes, bytes]:
     """
     report = result.to_report()
     data = _dumps(report)
-    details = report["score"]["details"]
-    if "details" in details:  # per-key records stay in the per-run file
-        report["score"] = dict(
-            report["score"], details={k: v for k, v in details.items() if k != "details"}
-        )
+    # Per-key records stay in the per-run file.
+    report["score"] = _without_records(report["score"])
+    if "scores" in report:
+        report["scores"] = [_without_records(part) for part in report["scores"]]
     return data, _dumps(report)
+
+
+def _without_records(score: dict[str, Any]) -> dict[str, Any]:
+    details = score["details"]
+    if "details" not in details:
+        return score
+    return dict(score, details={k: v for k, v in details.items() if k != "details"})
 
 
 def _dumps(value: Any) -> bytes:

@@ -36,6 +36,7 @@ _F = TypeVar("_F", bound=ScorerFactory)
 _REGISTRY: dict[str, ScorerFactory] = {}
 _BUILTIN_MODULES = {
     "static_json": "assay.scorers.static_json",
+    "trajectory": "assay.scorers.trajectory",
 }
 """Built-in scorers by name and the module that registers each; imported on first use, so
 that start-up stays fast."""
