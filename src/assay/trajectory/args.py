@@ -106,12 +106,24 @@ def contains(big: Any, small: Any) -> bool:
         >>> contains({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": 2}})
         True
     """
-    if isinstance(small, Mapping) and isinstance(big, Mapping):
-        return all(
-            (other := big.get(key, _MISSING)) is not _MISSING and contains(other, value)
-            for key, value in small.items()
-        )
+    if (type(small) is dict and type(big) is dict) or (
+        isinstance(small, Mapping) and isinstance(big, Mapping)
+    ):
+        for key, value in small.items():
+            other = big.get(key, _MISSING)
+            if other is _MISSING:
+                return False
+            kind = type(value)
+            if kind is type(other) and kind in _PLAIN:  # same-typed scalars: plain equality
+                if other != value:
+                    return False
+            elif not contains(other, value):
+                return False
+        return True
     return same(big, small)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def get_path(value: Any, path: str) -> Any:

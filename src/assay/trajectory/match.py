@@ -27,6 +27,7 @@ class CallMatcher:
     def __init__(self, default: ArgsRule, per_tool: dict[str, ArgsRule]) -> None:
         self._default = default
         self._per_tool = per_tool
+        self._only = None if per_tool else default  # one rule for every tool: no lookup
 
     def rule(self, tool: str) -> ArgsRule:
         return self._per_tool.get(tool, self._default)
@@ -36,13 +37,14 @@ class CallMatcher:
             return False
         if expected.kind == "node":
             return True
-        rule = self._per_tool.get(expected.name, self._default)
-        if rule.mode == "ignore":
-            return True
-        if not expected.specified and rule.matcher is None and not rule.paths:
-            return True  # no arguments given: any arguments do
-        if rule.matcher is None and isinstance(expected.args, str) and expected.args == actual.args:
-            return True  # identical JSON text is equal without parsing it
+        rule = self._only or self._per_tool.get(expected.name, self._default)
+        mode = rule.mode
+        if mode is not None:
+            if mode == "ignore" or expected.args is None:
+                return True  # no arguments given: any arguments do
+            e_args, a_args = expected.args, actual.args
+            if e_args is a_args or (type(e_args) is str and e_args == a_args):
+                return True  # identical JSON text is equal without parsing it
         try:
             return rule.matches(actual.parsed(), expected.parsed())
         except ArgsParseError:
@@ -73,13 +75,26 @@ def bipartite(
     expected call first takes a free candidate, and only when none is free does it try to
     move an earlier call to another candidate (Kuhn's augmenting paths).
     """
-    by_name: dict[tuple[str, str], list[int]] = {}
+    count = len(expected)
+    if count == len(actual):
+        # The same calls in the same places: a perfect matching without a search.
+        for index in range(count):
+            e_call, a_call = expected[index], actual[index]
+            if e_call.name != a_call.name or not matches(e_call, a_call):
+                break
+        else:
+            return [(index, index) for index in range(count)]
+    by_name: dict[str, list[int]] = {}
     for index, call in enumerate(actual):
-        by_name.setdefault((call.kind, call.name), []).append(index)
+        group = by_name.get(call.name)
+        if group is None:
+            by_name[call.name] = [index]
+        else:
+            group.append(index)
     options: list[list[int]] = []
     for call in expected:
-        same_name = by_name.get((call.kind, call.name), ())
-        options.append([a for a in same_name if matches(call, actual[a])])
+        same_name = by_name.get(call.name)
+        options.append([a for a in same_name if matches(call, actual[a])] if same_name else [])
     owner: dict[int, int] = {}  # actual index -> expected index
     for e_index, candidates in enumerate(options):
         free = next((a for a in candidates if a not in owner), None)
@@ -112,45 +127,90 @@ def in_order(
     Returns (expected step, actual step, call pairs within the two steps) for every paired
     step, in order. A step pair counts the optimal matching between its calls, so parallel
     calls match in any order.
+
+    Steps that match in full at the start and at the end are paired first: pairing two
+    whole steps can never lose against pairing either of them elsewhere (they would have to
+    cross), so only the differing middle needs the table of a longest common subsequence.
     """
     rows, cols = len(expected), len(actual)
-    if rows == cols:
-        # The common case of a passing check: step i matches step i, no table needed.
-        diagonal: list[tuple[int, int, Pairs]] = []
-        for i in range(rows):
-            full = _full(expected[i], actual[i], matches)
-            if full is None:
-                break
-            diagonal.append((i, i, full))
-        else:
-            return diagonal
+    head: list[tuple[int, int, Pairs]] = []
+    while len(head) < rows and len(head) < cols:
+        i = len(head)
+        full = _full(expected[i], actual[i], matches)
+        if full is None:
+            break
+        head.append((i, i, full))
+    start = len(head)
+    tail: list[tuple[int, int, Pairs]] = []
+    e_end, a_end = rows, cols
+    while e_end > start and a_end > start:
+        full = _full(expected[e_end - 1], actual[a_end - 1], matches)
+        if full is None:
+            break
+        e_end, a_end = e_end - 1, a_end - 1
+        tail.append((e_end, a_end, full))
+    tail.reverse()
+    if e_end == start or a_end == start:
+        return head + tail
+    return head + _table(expected, actual, start, e_end, a_end, matches) + tail
+
+
+def _table(
+    expected: Sequence[Sequence[Call]],
+    actual: Sequence[Sequence[Call]],
+    start: int,
+    e_end: int,
+    a_end: int,
+    matches: Callable[[Call, Call], bool],
+) -> list[tuple[int, int, Pairs]]:
+    """The best in-order pairing of expected[start:e_end] with actual[start:a_end]."""
+    rows, cols = e_end - start, a_end - start
     gain = [[0] * cols for _ in range(rows)]
     pairs: dict[tuple[int, int], Pairs] = {}
-    for i, e_step in enumerate(expected):
-        names = {(c.kind, c.name) for c in e_step}
-        for j, a_step in enumerate(actual):
-            if not any((c.kind, c.name) in names for c in a_step):
-                continue
-            found = bipartite(e_step, a_step, matches)
-            if found:
-                gain[i][j] = len(found)
-                pairs[(i, j)] = found
+    for r in range(rows):
+        e_step = expected[start + r]
+        row = gain[r]
+        if len(e_step) == 1:
+            e_call = e_step[0]
+            for c in range(cols):
+                a_step = actual[start + c]
+                if len(a_step) == 1:
+                    a_call = a_step[0]
+                    if a_call.name == e_call.name and matches(e_call, a_call):
+                        row[c] = 1
+                        pairs[(r, c)] = [(0, 0)]
+                    continue
+                found = bipartite(e_step, a_step, matches)
+                if found:
+                    row[c] = len(found)
+                    pairs[(r, c)] = found
+            continue
+        names = {call.name for call in e_step}
+        for c in range(cols):
+            a_step = actual[start + c]
+            if any(call.name in names for call in a_step):
+                found = bipartite(e_step, a_step, matches)
+                if found:
+                    row[c] = len(found)
+                    pairs[(r, c)] = found
     best = [[0] * (cols + 1) for _ in range(rows + 1)]
-    for i in range(rows - 1, -1, -1):
-        row, below, gains = best[i], best[i + 1], gain[i]
-        for j in range(cols - 1, -1, -1):
-            take = gains[j] + below[j + 1] if gains[j] else 0
-            row[j] = max(take, below[j], row[j + 1])
+    for r in range(rows - 1, -1, -1):
+        here, below, gains = best[r], best[r + 1], gain[r]
+        for c in range(cols - 1, -1, -1):
+            g = gains[c]
+            skip = below[c] if below[c] > here[c + 1] else here[c + 1]
+            take = g + below[c + 1] if g else 0
+            here[c] = take if take > skip else skip
     aligned: list[tuple[int, int, Pairs]] = []
-    i = j = 0
-    while i < rows and j < cols:
-        if gain[i][j] and best[i][j] == gain[i][j] + best[i + 1][j + 1]:
-            aligned.append((i, j, pairs[(i, j)]))
-            i, j = i + 1, j + 1
-        elif best[i][j] == best[i + 1][j]:
-            i += 1
+    r = c = 0
+    while r < rows and c < cols:
+        if gain[r][c] and best[r][c] == gain[r][c] + best[r + 1][c + 1]:
+            aligned.append((start + r, start + c, pairs[(r, c)]))
+            r, c = r + 1, c + 1
+        elif best[r][c] == best[r + 1][c]:
+            r += 1
         else:
-            j += 1
+            c += 1
     return aligned
 
 
@@ -161,6 +221,7 @@ def _full(
     if len(e_step) != len(a_step):
         return None
     if len(e_step) == 1:
-        return [(0, 0)] if matches(e_step[0], a_step[0]) else None
+        e_call, a_call = e_step[0], a_step[0]
+        return [(0, 0)] if e_call.name == a_call.name and matches(e_call, a_call) else None
     found = bipartite(e_step, a_step, matches)
     return found if len(found) == len(e_step) else None

@@ -32,19 +32,14 @@ Kind = Literal["tool", "node"]
 class Call:
     """One call (or node entry) in a normalised trajectory; arguments parsed when needed."""
 
-    __slots__ = ("_parsed", "args", "kind", "name", "specified", "step")
+    __slots__ = ("_parsed", "args", "kind", "name")
 
-    def __init__(
-        self, name: str, args: Any, *, kind: Kind = "tool", specified: bool = True, step: int = 0
-    ) -> None:
+    def __init__(self, name: str, args: Any, kind: Kind = "tool") -> None:
         self.name = name
         self.args = args
-        """Arguments as given: a dict, JSON text, None, or another value."""
+        """Arguments as given: a dict, JSON text, another value, or None when none were
+        given (a bare name), in which case any arguments do."""
         self.kind: Kind = kind
-        self.specified = specified
-        """False when no arguments were given (a bare name): then any arguments do."""
-        self.step = step
-        """Index of the step this call belongs to, in the input as given."""
         self._parsed: Any = _UNPARSED
 
     def parsed(self) -> Any:
@@ -61,7 +56,7 @@ class Call:
         """`name` or `name {args}` for messages."""
         if self.kind == "node":
             return f"node {self.name}"
-        if not self.specified:
+        if self.args is None:
             return self.name
         shown = self.args if isinstance(self.args, str) else repr(self.args)
         if len(shown) > 80:
@@ -80,6 +75,11 @@ def to_steps(value: Any) -> Steps:
     Raises:
         TypeError: `value` is none of the accepted shapes.
     """
+    if type(value) is list:  # the usual case first: the checks below are slower
+        items: list[Any] = value
+        if items and _is_message(items[0]):
+            return _from_messages(items)
+        return _from_items(items)
     if isinstance(value, Trajectory):
         return _from_run_steps(value.steps) if value.steps else _from_messages(value.messages)
     if isinstance(value, Mapping):
@@ -92,7 +92,10 @@ def to_steps(value: Any) -> Steps:
         )
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         raise TypeError(f"expected a list of tool calls or messages, got {type(value).__name__}")
-    items = list(value)
+    return _from_items(list(value))
+
+
+def _from_items(items: list[Any]) -> Steps:
     if any(_is_message(item) for item in items):
         return _from_messages(items)
     steps: Steps = []
@@ -108,26 +111,26 @@ def to_steps(value: Any) -> Steps:
 
 def _call(item: Any, step: int) -> Call:
     if isinstance(item, str):
-        return Call(item, None, specified=False, step=step)
+        return Call(item, None)
     if isinstance(item, ToolCall):
-        return Call(item.name, item.args, specified=item.args is not None, step=step)
+        return Call(item.name, item.args)
     if isinstance(item, TrajectoryStep):
         if item.type is StepType.NODE:
-            return Call(item.name, None, kind="node", specified=False, step=step)
+            return Call(item.name, None, "node")
         call = item.call
         args = call.args if call is not None else None
-        return Call(item.name, args, specified=args is not None, step=step)
+        return Call(item.name, args)
     if isinstance(item, Mapping):
         parsed = _call_from_mapping(item)
         if parsed is not None:
             name, args = parsed
-            return Call(name, args, specified=args is not None, step=step)
+            return Call(name, args)
     attribute = getattr(item, "name", None)
     if isinstance(attribute, str) and not isinstance(item, Mapping):
         args = getattr(item, "args", None)
         if args is None:
             args = getattr(item, "arguments", None)
-        return Call(attribute, args, specified=args is not None, step=step)
+        return Call(attribute, args)
     raise TypeError(f"cannot read a tool call from {type(item).__name__}: {item!r:.80}")
 
 
@@ -177,6 +180,13 @@ _MESSAGE_TYPES = {
 
 
 def _is_message(item: Any) -> bool:
+    if type(item) is dict:  # the usual case, before the general Mapping test below
+        kind = item.get("role") or item.get("type")
+        if "function" in item:
+            return False  # an OpenAI tool call: {"type": "function", "function": {...}}
+        return ("lc" in item and "kwargs" in item) or (
+            isinstance(kind, str) and kind in _MESSAGE_TYPES
+        )
     if isinstance(item, Mapping):
         if "lc" in item and "kwargs" in item:
             return True
@@ -191,39 +201,80 @@ def _is_message(item: Any) -> bool:
 
 
 def _from_messages(messages: Iterable[Any]) -> Steps:
-    """One step per assistant message with tool calls; the rest says nothing about calls."""
+    """One step per assistant message with tool calls; the rest says nothing about calls.
+
+    An assistant message that names its agent (`name`, as LangGraph's multi-agent messages
+    do) enters that node; entering a node is a step of its own, before the calls made in it.
+    """
     steps: Steps = []
     previous_node: str | None = None
     for index, message in enumerate(messages):
-        fields = _message_fields(message)
-        if fields is None:
-            continue
-        kind, raw_calls, function_call, node = fields
-        if kind not in _AI_TYPES:
-            continue
+        if type(message) is dict and "lc" not in message:
+            # Plain dict messages are the common case: read them without the general path.
+            kind = message.get("role") or message.get("type")
+            if kind not in _AI_TYPES:
+                continue
+            raw_calls = message.get("tool_calls")
+            if not raw_calls:
+                extra = message.get("additional_kwargs")
+                if type(extra) is dict:
+                    raw_calls = extra.get("tool_calls")
+            function_call = None if raw_calls else message.get("function_call")
+            node = message.get("name")
+            if type(node) is not str or not node:
+                node = None
+        else:
+            fields = _message_fields(message)
+            if fields is None or fields[0] not in _AI_TYPES:
+                continue
+            _, raw_calls, function_call, node = fields
         calls: list[Call] = []
-        for raw in raw_calls:
-            parsed = _call_from_mapping(raw) if isinstance(raw, Mapping) else None
-            if parsed is None and not isinstance(raw, Mapping):
-                name = getattr(raw, "name", None)
-                if isinstance(name, str):
-                    parsed = (name, getattr(raw, "args", None))
-            if parsed is not None:
-                calls.append(Call(parsed[0], parsed[1], step=index))
+        if type(raw_calls) is list:
+            for raw in raw_calls:
+                function = raw.get("function") if type(raw) is dict else None
+                if type(function) is dict:  # OpenAI: {"id", "type", "function": {...}}
+                    name = function.get("name")
+                    if type(name) is str:
+                        calls.append(Call(name, function.get("arguments")))
+                else:
+                    calls.extend(_calls_of([raw], index))
+        elif raw_calls:
+            calls = _calls_of(raw_calls, index)
         if not calls and isinstance(function_call, Mapping):  # legacy single function call
             parsed = _call_from_mapping(function_call)
             if parsed is not None:
-                calls.append(Call(parsed[0], parsed[1], step=index))
+                calls.append(Call(parsed[0], parsed[1]))
         if node is not None and node != previous_node:
-            # Entering a node is a step of its own, before the calls made inside it.
-            steps.append((Call(node, None, kind="node", specified=False, step=index),))
+            steps.append((Call(node, None, "node"),))
         previous_node = node if node is not None else previous_node
         if calls:
             steps.append(tuple(calls))
     return steps
 
 
-def _message_fields(message: Any) -> tuple[str, list[Any], Any, str | None] | None:
+def _calls_of(raw_calls: Any, index: int) -> list[Call]:
+    calls: list[Call] = []
+    if not isinstance(raw_calls, list | tuple):
+        return calls
+    for raw in raw_calls:
+        if type(raw) is dict:
+            function = raw.get("function")
+            if type(function) is dict:  # OpenAI: {"id", "type", "function": {name, arguments}}
+                name, args = function.get("name"), function.get("arguments")
+                if type(name) is str:
+                    calls.append(Call(name, args))
+                continue
+        parsed = _call_from_mapping(raw) if isinstance(raw, Mapping) else None
+        if parsed is None and not isinstance(raw, Mapping):
+            name = getattr(raw, "name", None)
+            if isinstance(name, str):
+                parsed = (name, getattr(raw, "args", None))
+        if parsed is not None:
+            calls.append(Call(parsed[0], parsed[1]))
+    return calls
+
+
+def _message_fields(message: Any) -> tuple[str, Any, Any, str | None] | None:
     """(kind, tool calls, legacy function call, agent name) of one message, or None."""
     if isinstance(message, Mapping):
         if "lc" in message and isinstance(message.get("kwargs"), Mapping):
@@ -245,8 +296,7 @@ def _message_fields(message: Any) -> tuple[str, list[Any], Any, str | None] | No
         name = getattr(message, "name", None)
     if not isinstance(kind, str):
         return None
-    calls = list(raw_calls) if isinstance(raw_calls, list | tuple) else []
-    return kind, calls, function_call, name if isinstance(name, str) and name else None
+    return kind, raw_calls, function_call, name if isinstance(name, str) and name else None
 
 
 def _from_run_steps(run_steps: Sequence[Step]) -> Steps:
@@ -255,10 +305,10 @@ def _from_run_steps(run_steps: Sequence[Step]) -> Steps:
     for step in run_steps:
         if step.node is not None and step.node != previous_node:
             # Entering a node is a step of its own; consecutive steps stay inside it.
-            steps.append((Call(step.node, None, kind="node", specified=False, step=step.index),))
+            steps.append((Call(step.node, None, "node"),))
         previous_node = step.node if step.node is not None else previous_node
         calls = tuple(
-            Call(c.name, c.args, specified=c.args is not None, step=step.index)
+            Call(c.name, c.args)
             for c in step.tool_calls
         )
         if calls:
