@@ -137,3 +137,23 @@ def test_bad_trajectory_expectations_are_reported_not_fatal(tmp_path: Path) -> N
     aggregate = read_aggregate(reports)
     assert aggregate["totals"]["errors"] == 2
     assert any("expected_tools" in p["reason"] for p in aggregate["scenario_problems"])
+
+
+def test_the_readme_trajectory_command_on_the_shipped_examples(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    reports = tmp_path / "reports"
+    proc = evaluate(
+        examples / "trajectories",
+        examples / "scenarios",
+        reports,
+        "--scorer",
+        "static_json",
+        "--scorer",
+        "trajectory",
+    )
+    assert proc.returncode == 0, explain(proc)
+    by_scorer = read_aggregate(reports)["by_scorer"]
+    assert by_scorer["trajectory"]["passed"] >= 1
+    assert by_scorer["trajectory"]["scored"] > by_scorer["trajectory"]["passed"]
+    by_run = reports_by_run_id(reports)
+    assert "get_sites" in by_run["12"]["scores"][1]["rationale"]
