@@ -157,3 +157,41 @@ def test_the_readme_trajectory_command_on_the_shipped_examples(tmp_path: Path) -
     assert by_scorer["trajectory"]["scored"] > by_scorer["trajectory"]["passed"]
     by_run = reports_by_run_id(reports)
     assert "get_sites" in by_run["12"]["scores"][1]["rationale"]
+
+
+def test_red_flags_from_the_command_line(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    escalating = turns(("lookup_order", {"id": 7}), ("escalate_to_human", {}))
+    write_json(runs / "a.json", make_run("a", "1", "x", turns=escalating))
+    overflow = make_run("b", "1", "x")
+    overflow["error"] = {"type": "BadRequestError", "message": "maximum context length exceeded"}
+    write_json(runs / "b.json", overflow)
+    write_json(gt / "s.json", [{"id": "1", "expected_answer": "x"}])
+    reports = tmp_path / "reports"
+    proc = evaluate(runs, gt, reports)
+    assert proc.returncode == 0, explain(proc)
+    red = read_aggregate(reports)["red_flags"]
+    assert red["figures"]["escalation_rate"] == 0.5
+    assert red["figures"]["context_overflow_rate"] == 0.5
+    assert {f["metric"] for f in red["flags"] if f["status"] == "raised"} == {
+        "escalation_rate",
+        "context_overflow_rate",
+    }
+    assert "High escalation: escalation_rate 0.5 > 0.15" in proc.stdout
+    assert reports_by_run_id(reports)["b"]["ops"]["context_overflow"] is True
+
+    quiet = tmp_path / "quiet"
+    proc = evaluate(
+        runs,
+        gt,
+        quiet,
+        "--red-flag",
+        "escalation_rate=off",
+        "--red-flag",
+        "context_overflow_rate=0.6",
+    )
+    assert proc.returncode == 0, explain(proc)
+    assert [f for f in read_aggregate(quiet)["red_flags"]["flags"] if f["status"] == "raised"] == []
+
+    bad = evaluate(runs, gt, tmp_path / "bad", "--red-flag", "speed=1")
+    assert bad.returncode == 2 and "FIGURE=VALUE" in bad.stderr

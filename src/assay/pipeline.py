@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import re
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -31,21 +32,21 @@ from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import Any
 
-from assay.formats import (
+from assay.formats.assetopsbench import (
     ReadProblem,
-    ScenarioIndex,
-    index_scenarios,
     jsonl_run_lines,
     read_run_file,
     run_from_line,
-    scenario_key,
     walk_run_files,
 )
+from assay.formats.ids import scenario_key
+from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.files import write_temporary
 from assay.reports.json_report import ReportWriter, render
 from assay.reports.pricing import estimate_cost_usd
+from assay.reports.red_flags import RedFlagThresholds
 from assay.results import (
     CaseResult,
     NotScored,
@@ -84,6 +85,9 @@ class EvaluateOptions:
     """Processes that read and score runs: 1 scores in this process, 0 uses one per CPU.
     Reports are identical either way; workers pay off from a few hundred runs up."""
 
+    red_flag_thresholds: RedFlagThresholds | None = None
+    """Where the summary's red flags are raised (default: `RedFlagThresholds()`)."""
+
 
 def evaluate(
     options: EvaluateOptions,
@@ -99,7 +103,7 @@ def evaluate(
     for name in options.scorers or (options.scorer_default,):
         scorers.get(name)  # fail fast on a typo or bad options, before reading anything
     scenarios = index_scenarios(list(options.scenarios))
-    builder = SummaryBuilder()
+    builder = SummaryBuilder(red_flag_thresholds=options.red_flag_thresholds)
     builder.set_scenarios_loaded(len(scenarios))
     problems = _Problems(scenarios.problems)
     walk_problems: list[ReadProblem] = []
@@ -204,9 +208,7 @@ class _FileScorer:
     def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
         known = len(self.scenarios.problems)
-        outcome, key = _score_item(
-            item, self.scenarios, self.scorers, self.default, self.every_run
-        )
+        outcome, key = _score_item(item, self.scenarios, self.scorers, self.default, self.every_run)
         problems = self.scenarios.problems[known:]
         if isinstance(outcome, CaseResult):
             report, line = render(outcome)
@@ -429,12 +431,22 @@ def ops_metrics(run: Trajectory) -> OpsMetrics:
     """Operational figures of a run: turns, tool calls, tokens, duration and estimated cost."""
     names = run.tool_names()
     tokens_in, tokens_out = run.usage.input_tokens, run.usage.output_tokens
+    unique = sorted({name for name in names if name})
     return OpsMetrics(
         turn_count=len(run.steps),
         tool_call_count=len(names),
-        unique_tools=sorted({name for name in names if name}),
+        unique_tools=unique,
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         duration_ms=run.duration_ms,
         est_cost_usd=estimate_cost_usd(run.model, tokens_in, tokens_out),
+        context_overflow=run.error is not None and _CONTEXT_OVERFLOW.search(run.error) is not None,
+        escalated=any(name.lower().startswith("escalate") for name in unique),
     )
+
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _-]?(?:length|window)|maximum context|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+"""How providers word a request that did not fit the model's context window."""

@@ -148,6 +148,10 @@ class Trajectory:
     source: str = ""
     """Where the run was read from (`path` or `path:line`), for messages and reports."""
 
+    error: str | None = None
+    """Why the run failed, when its harness recorded a failure (an exception, a context
+    overflow); None for a run that records none."""
+
     def tool_calls(self) -> list[ToolCall]:
         """All tool calls in order, across steps."""
         return [call for step in self.steps for call in step.tool_calls]

@@ -100,6 +100,10 @@ class OpsMetrics:
     duration_ms: float | None = None
     est_cost_usd: float | None = None
     """Estimated from the price table in `assay.reports.pricing`; None when the model is unknown."""
+    context_overflow: bool = False
+    """The run's recorded failure says it ran out of context window."""
+    escalated: bool = False
+    """The run called an escalation tool (a tool whose name starts with `escalate`)."""
 
 
 @dataclass(slots=True)
@@ -145,6 +149,8 @@ class CaseResult:
                 "tokens_out": self.ops.tokens_out,
                 "duration_ms": self.ops.duration_ms,
                 "est_cost_usd": self.ops.est_cost_usd,
+                "context_overflow": self.ops.context_overflow,
+                "escalated": self.ops.escalated,
             },
             "source": self.source,
             **({"scores": [part.to_report() for part in self.scores]} if self.scores else {}),
@@ -228,6 +234,9 @@ class RunSummary:
     """The lowest-scoring failed runs (at most ten), lowest first."""
     by_scorer: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Scored, passed, pass rate and mean score per scorer (each part when several ran)."""
+    red_flags: dict[str, Any] = field(default_factory=dict)
+    """`figures` (tool selection accuracy, context overflow rate, scenario pass rate, average
+    latency, escalation rate; None when not measured) and the `flags` they raise."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -246,6 +255,7 @@ class RunSummary:
             "by_scenario_type": self.by_scenario_type,
             "by_runner_model": self.by_runner_model,
             "by_scorer": self.by_scorer,
+            "red_flags": self.red_flags,
             "ops": self.ops,
             "metrics_mean": self.metrics_mean,
             "not_scored": self.not_scored,

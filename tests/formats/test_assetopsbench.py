@@ -516,3 +516,17 @@ def test_special_files_named_like_runs_are_problems_not_hangs(tmp_path: Path) ->
         ("pipe.jsonl", "cannot read file: not a regular file"),
         ("zero.json", "cannot read file: not a regular file"),
     ]
+
+
+def test_a_recorded_failure_is_kept_as_one_line() -> None:
+    as_object = trajectory_from_record(
+        {"run_id": "r", "error": {"type": "BadRequestError", "message": "context length exceeded"}},
+        "x.json",
+    )
+    assert as_object.error == "BadRequestError: context length exceeded"
+    assert trajectory_from_record({"run_id": "r", "error": "timed out"}, "x.json").error == (
+        "timed out"
+    )
+    for nothing in (None, "", False):
+        assert trajectory_from_record({"run_id": "r", "error": nothing}, "x.json").error is None
+    assert len(trajectory_from_record({"run_id": "r", "error": "x" * 9999}, "x").error or "") == 500

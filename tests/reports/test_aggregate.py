@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from assay.reports.aggregate import SummaryBuilder
 from assay.results import CaseResult, NotScored, OpsMetrics, Score
 
@@ -61,3 +63,61 @@ def test_nothing_scored_has_no_pass_rate() -> None:
     assert summary.totals["pass_rate"] is None
     assert summary.pass_rate is None
     assert summary.ops["duration_ms_p50"] is None
+
+
+def flagged(summary_flags: list[dict[str, object]]) -> dict[object, object]:
+    return {flag["metric"]: flag["status"] for flag in summary_flags}
+
+
+def test_red_flag_figures_come_from_the_results() -> None:
+    from assay.reports.red_flags import RedFlagThresholds
+
+    def run(i: int, *, passed: bool, recall: float, escalated: bool, overflow: bool) -> CaseResult:
+        trajectory = Score.scored("trajectory", recall, passed=passed, details={"recall": recall})
+        item = result(i, trajectory, duration=90_000.0)
+        item.ops.escalated = escalated
+        item.ops.context_overflow = overflow
+        return item
+
+    builder = SummaryBuilder()
+    for i in range(10):
+        builder.add_result(run(i, passed=i < 5, recall=0.7, escalated=i < 3, overflow=i == 0))
+    summary = builder.finish()
+    figures = summary.red_flags["figures"]
+    assert figures["tool_selection_accuracy"] == pytest.approx(0.7)
+    figures["tool_selection_accuracy"] = 0.7
+    assert figures == {
+        "tool_selection_accuracy": 0.7,
+        "context_overflow_rate": 0.1,
+        "scenario_pass_rate": 0.5,
+        "avg_latency_s": 90.0,
+        "escalation_rate": 0.3,
+    }
+    assert flagged(summary.red_flags["flags"]) == {
+        "tool_selection_accuracy": "raised",
+        "context_overflow_rate": "raised",
+        "scenario_pass_rate": "raised",
+        "avg_latency_s": "raised",
+        "escalation_rate": "raised",
+    }
+
+    relaxed = SummaryBuilder(
+        red_flag_thresholds=RedFlagThresholds(
+            tool_selection_accuracy=0.5, avg_latency_s=None, escalation_rate=0.5
+        )
+    )
+    for i in range(10):
+        relaxed.add_result(run(i, passed=True, recall=0.7, escalated=False, overflow=False))
+    assert relaxed.finish().red_flags["flags"] == []
+
+
+def test_red_flags_that_cannot_be_measured_are_said_so() -> None:
+    builder = SummaryBuilder()
+    builder.add_result(result(1, Score.scored("static_json", 1.0, passed=True)))
+    summary = builder.finish()
+    assert summary.red_flags["figures"]["tool_selection_accuracy"] is None
+    assert summary.red_flags["figures"]["avg_latency_s"] is None
+    assert flagged(summary.red_flags["flags"]) == {
+        "tool_selection_accuracy": "not_measured",
+        "avg_latency_s": "not_measured",
+    }

@@ -116,6 +116,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: superset, the arguments given must match)",
     )
     parser.add_argument(
+        "--red-flag",
+        dest="red_flags",
+        action="append",
+        default=[],
+        type=_red_flag,
+        metavar="FIGURE=VALUE",
+        help="move a red-flag threshold, or switch it off with FIGURE=off; figures: "
+        "tool_selection_accuracy, context_overflow_rate, scenario_pass_rate (fractions), "
+        "avg_latency_s (seconds), escalation_rate",
+    )
+    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -123,6 +134,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+_RED_FLAG_FIGURES = (
+    "tool_selection_accuracy",
+    "context_overflow_rate",
+    "scenario_pass_rate",
+    "avg_latency_s",
+    "escalation_rate",
+)
+
+
+def _red_flag(text: str) -> tuple[str, float | None]:
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or name not in _RED_FLAG_FIGURES:
+        raise argparse.ArgumentTypeError(
+            f"expected FIGURE=VALUE with FIGURE one of {', '.join(_RED_FLAG_FIGURES)}; got {text!r}"
+        )
+    if value.strip().lower() == "off":
+        return name, None
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"not a finite number: {value!r}")
+    return name, number
 
 
 def _workers(text: str) -> int:
@@ -178,6 +216,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for name, chosen in (("static_json", static_options), ("trajectory", trajectory_options))
         if chosen
     }
+    thresholds = None
+    if args.red_flags:
+        from assay.reports.red_flags import RedFlagThresholds
+
+        thresholds = RedFlagThresholds(**dict(args.red_flags))
     options = EvaluateOptions(
         trajectories=args.trajectories,
         scenarios=tuple(args.scenarios),
@@ -186,6 +229,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         scorers=tuple(dict.fromkeys(args.scorers)),
         scorer_options=scorer_options,
         workers=args.workers,
+        red_flag_thresholds=thresholds,
     )
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     try:

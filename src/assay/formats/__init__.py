@@ -1,29 +1,112 @@
-"""Readers that turn external formats into `assay.records`, at the edge and nowhere else."""
+"""Readers that turn external formats into `assay.records`, at the edge and nowhere else.
 
-from assay.formats.assetopsbench import (
-    ReadProblem,
-    iter_input_files,
-    jsonl_run_lines,
-    read_run_file,
-    read_runs,
-    run_from_line,
-    trajectory_from_record,
-    walk_run_files,
-)
-from assay.formats.ids import scenario_key
-from assay.formats.scenarios import ScenarioIndex, index_scenarios, load_scenarios
+Names are loaded on first use (PEP 562): `assay evaluate` reads AssetOpsBench runs and
+scenario folders and should not pay for importing every other reader.
+
+Example:
+    >>> from assay.formats import trajectory_from_openai_messages
+    >>> run = trajectory_from_openai_messages([{"role": "user", "content": "hi"},
+    ...                                        {"role": "assistant", "content": "hello"}])
+    >>> run.answer
+    'hello'
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.formats.adk import cases_from_adk, trajectories_from_adk
+    from assay.formats.assay_jsonl import (
+        trajectory_to_line,
+        trajectory_to_record,
+        write_runs_jsonl,
+    )
+    from assay.formats.assetopsbench import (
+        ReadProblem,
+        iter_input_files,
+        jsonl_run_lines,
+        read_run_file,
+        read_runs,
+        run_from_line,
+        trajectory_from_record,
+        walk_run_files,
+    )
+    from assay.formats.catalog import load_catalog
+    from assay.formats.detect import FORMATS, detect_format, read_trajectories
+    from assay.formats.ids import scenario_key
+    from assay.formats.langchain import trajectory_from_langchain_messages
+    from assay.formats.maseval import trajectories_from_maseval
+    from assay.formats.openai_chat import trajectory_from_openai_messages
+    from assay.formats.otel import trajectories_from_otlp
+    from assay.formats.scenarios import ScenarioIndex, index_scenarios, load_scenarios
+
+_EXPORTS = {
+    "cases_from_adk": "assay.formats.adk",
+    "trajectories_from_adk": "assay.formats.adk",
+    "trajectory_to_line": "assay.formats.assay_jsonl",
+    "trajectory_to_record": "assay.formats.assay_jsonl",
+    "write_runs_jsonl": "assay.formats.assay_jsonl",
+    "ReadProblem": "assay.formats.assetopsbench",
+    "iter_input_files": "assay.formats.assetopsbench",
+    "jsonl_run_lines": "assay.formats.assetopsbench",
+    "read_run_file": "assay.formats.assetopsbench",
+    "read_runs": "assay.formats.assetopsbench",
+    "run_from_line": "assay.formats.assetopsbench",
+    "trajectory_from_record": "assay.formats.assetopsbench",
+    "walk_run_files": "assay.formats.assetopsbench",
+    "load_catalog": "assay.formats.catalog",
+    "FORMATS": "assay.formats.detect",
+    "detect_format": "assay.formats.detect",
+    "read_trajectories": "assay.formats.detect",
+    "scenario_key": "assay.formats.ids",
+    "trajectory_from_langchain_messages": "assay.formats.langchain",
+    "trajectories_from_maseval": "assay.formats.maseval",
+    "trajectory_from_openai_messages": "assay.formats.openai_chat",
+    "trajectories_from_otlp": "assay.formats.otel",
+    "ScenarioIndex": "assay.formats.scenarios",
+    "index_scenarios": "assay.formats.scenarios",
+    "load_scenarios": "assay.formats.scenarios",
+}
 
 __all__ = [
+    "FORMATS",
     "ReadProblem",
     "ScenarioIndex",
+    "cases_from_adk",
+    "detect_format",
     "index_scenarios",
     "iter_input_files",
     "jsonl_run_lines",
+    "load_catalog",
     "load_scenarios",
     "read_run_file",
     "read_runs",
+    "read_trajectories",
     "run_from_line",
     "scenario_key",
+    "trajectories_from_adk",
+    "trajectories_from_maseval",
+    "trajectories_from_otlp",
+    "trajectory_from_langchain_messages",
+    "trajectory_from_openai_messages",
     "trajectory_from_record",
+    "trajectory_to_line",
+    "trajectory_to_record",
     "walk_run_files",
+    "write_runs_jsonl",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay.formats' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

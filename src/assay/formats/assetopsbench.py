@@ -207,7 +207,19 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         usage=usage,
         duration_ms=sum(durations) if durations else _duration_of(record),
         source=source,
+        error=_error_text(record.get("error")),
     )
+
+
+def _error_text(value: Any) -> str | None:
+    """A recorded failure as one line: text as is, an object by its message and type."""
+    if value is None or value is False or value == "":
+        return None
+    if isinstance(value, dict):
+        parts = [value.get(key) for key in ("type", "code", "message")]
+        text = ": ".join(str(part) for part in parts if part not in (None, ""))
+        return (text or str(value))[:500]
+    return str(value)[:500]
 
 
 # --- files ---------------------------------------------------------------------------------
@@ -453,12 +465,15 @@ def _turn(turn: dict[str, Any], index: int) -> Step:
             call = _tool_call(raw)
             if call is not None:
                 calls.append(call)
+    node = turn.get("node")
     return Step(
         index=index,
         text=text,
         tool_calls=calls,
         usage=_usage_of(turn, _IN_KEYS, _OUT_KEYS),
         duration_ms=_duration_of(turn),
+        # The agent or graph node that took the turn (multi-agent runs); only text names one.
+        node=node if isinstance(node, str) else None,
     )
 
 

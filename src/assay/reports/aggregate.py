@@ -10,6 +10,15 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.reports.red_flags import (
+    AVG_LATENCY_S,
+    CONTEXT_OVERFLOW_RATE,
+    ESCALATION_RATE,
+    SCENARIO_PASS_RATE,
+    TOOL_SELECTION_ACCURACY,
+    RedFlagThresholds,
+    red_flags,
+)
 from assay.results import CaseResult, NotScored, RunSummary, Score, ScoreStatus
 
 WORST_KEPT = 10
@@ -54,7 +63,11 @@ class SummaryBuilder:
         1
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, red_flag_thresholds: RedFlagThresholds | None = None) -> None:
+        self._thresholds = red_flag_thresholds
+        self._escalated = 0
+        self._overflowed = 0
+        self._results = 0
         self._runners: set[str] = set()
         self._models: set[str] = set()
         self._status: Counter[str] = Counter()
@@ -121,6 +134,9 @@ class SummaryBuilder:
                 }
             )
         ops = result.ops
+        self._results += 1
+        self._escalated += ops.escalated
+        self._overflowed += ops.context_overflow
         self._ops["turns_total"] += ops.turn_count
         self._ops["tool_calls_total"] += ops.tool_call_count
         self._ops["tokens_in_total"] += ops.tokens_in
@@ -200,6 +216,9 @@ class SummaryBuilder:
             scorer: {name: total / self._metric_counts[scorer] for name, total in sums.items()}
             for scorer, sums in self._metric_sums.items()
         }
+        by_scorer = {k: g.report() for k, g in self._by_scorer.items()}
+        figures = self._red_flag_figures(totals["pass_rate"], means, by_scorer)
+        flags = [flag.to_report() for flag in red_flags(figures, self._thresholds)]
         return RunSummary(
             generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
             runners=sorted(self._runners),
@@ -207,7 +226,8 @@ class SummaryBuilder:
             totals=totals,
             by_scenario_type={k: g.report() for k, g in sorted(self._by_type.items())},
             by_runner_model={k: g.report() for k, g in sorted(self._by_runner_model.items())},
-            by_scorer={k: g.report() for k, g in self._by_scorer.items()},
+            by_scorer=by_scorer,
+            red_flags={"figures": figures, "flags": flags},
             ops=ops,
             metrics_mean=means,
             not_scored=self._not_scored,
@@ -217,6 +237,31 @@ class SummaryBuilder:
             scenario_problems=scenario_problems or [],
             interrupted=interrupted,
         )
+
+    def _red_flag_figures(
+        self,
+        pass_rate: float | None,
+        means: dict[str, dict[str, float]],
+        by_scorer: dict[str, dict[str, Any]],
+    ) -> dict[str, float | None]:
+        """The figures the red flags watch; None for a figure this evaluation cannot give."""
+        if "recall" in means.get("trajectory", {}):
+            # Share of the expected tool calls the runs made, from the trajectory check.
+            tool_accuracy: float | None = means["trajectory"]["recall"]
+        elif by_scorer.get("tool_name_match", {}).get("mean_score") is not None:
+            tool_accuracy = by_scorer["tool_name_match"]["mean_score"]
+        else:
+            tool_accuracy = None
+        results = self._results
+        return {
+            TOOL_SELECTION_ACCURACY: tool_accuracy,
+            CONTEXT_OVERFLOW_RATE: self._overflowed / results if results else None,
+            SCENARIO_PASS_RATE: pass_rate,
+            AVG_LATENCY_S: (
+                sum(self._durations) / len(self._durations) / 1000 if self._durations else None
+            ),
+            ESCALATION_RATE: self._escalated / results if results else None,
+        }
 
 
 def _percentile(values: Sequence[float], pct: int) -> float | None:

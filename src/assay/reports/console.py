@@ -140,6 +140,21 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
             )
         console.print(scorers)
 
+    flags = summary.red_flags.get("flags", [])
+    raised = [flag for flag in flags if flag["status"] == "raised"]
+    unmeasured = [flag["metric"] for flag in flags if flag["status"] == "not_measured"]
+    if raised:
+        console.print("[bold]red flags[/bold]")
+        for flag in raised:
+            console.print(
+                f"  {flag['red_flag']}: {flag['metric']} {flag['value']:.3g} "
+                f"{flag['comparison']} {flag['threshold']:g}; {flag['action']}",
+                markup=False,
+                soft_wrap=True,
+            )
+    if unmeasured and verbose:
+        console.print(f"red flags not measured: {', '.join(unmeasured)}", markup=False)
+
     if summary.worst_failures:
         console.print("[bold]lowest-scoring failures[/bold]")
         for item in summary.worst_failures:

@@ -37,6 +37,21 @@ _REGISTRY: dict[str, ScorerFactory] = {}
 _BUILTIN_MODULES = {
     "static_json": "assay.scorers.static_json",
     "trajectory": "assay.scorers.trajectory",
+    "max_turns": "assay.scorers.checks",
+    "token_budget": "assay.scorers.checks",
+    "response_contains": "assay.scorers.checks",
+    "response_not_contains": "assay.scorers.checks",
+    "escalation": "assay.scorers.checks",
+    "signal_task_complete": "assay.scorers.checks",
+    "tool_name_match": "assay.scorers.checks",
+    "error_suggestions": "assay.scorers.checks",
+    "confirmation_flow": "assay.scorers.confirmation",
+    "interrupt_rejection": "assay.scorers.confirmation",
+    "idempotency": "assay.scorers.confirmation",
+    "tool_graph": "assay.scorers.multi_agent",
+    "routing": "assay.scorers.multi_agent",
+    "hierarchical": "assay.scorers.multi_agent",
+    "composite": "assay.scorers.compose",
 }
 """Built-in scorers by name and the module that registers each; imported on first use, so
 that start-up stays fast."""

@@ -307,10 +307,7 @@ def _from_run_steps(run_steps: Sequence[Step]) -> Steps:
             # Entering a node is a step of its own; consecutive steps stay inside it.
             steps.append((Call(step.node, None, "node"),))
         previous_node = step.node if step.node is not None else previous_node
-        calls = tuple(
-            Call(c.name, c.args)
-            for c in step.tool_calls
-        )
+        calls = tuple(Call(c.name, c.args) for c in step.tool_calls)
         if calls:
             steps.append(calls)
     return steps

@@ -1,0 +1,154 @@
+"""`assay convert`: agent trajectories from other formats in, assay JSONL out."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from assay.cli.exit_codes import ExitCode
+
+# The names `assay.formats.detect.FORMATS` reads; repeated here so that building the parser
+# does not import the readers (`assay --help` stays fast). A test keeps the two in step.
+FORMATS = ("openai", "langchain", "adk", "maseval", "otel", "assetopsbench")
+
+DESCRIPTION = """\
+Convert agent trajectories into assay JSONL: one run per line, in the saved-run shape that
+`assay evaluate --trajectories` reads.
+
+Inputs are files, or directories searched recursively for *.json and *.jsonl. A JSON file holds
+one conversation or a list of them; a JSONL file one per line. The format is told from each
+file's content (and .evalset.json / .test.json names) unless --from names it:
+
+  openai         OpenAI chat-completions messages (role, content, tool_calls)
+  langchain      LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)
+  adk            Google ADK eval sets (.evalset.json, .test.json)
+  maseval        MASEval benchmark reports (task_id, traces)
+  otel           OpenTelemetry GenAI spans exported as OTLP JSON
+  assetopsbench  saved AssetOpsBench runs
+
+Every input that cannot be converted is listed with its reason, and conversion goes on with
+the rest. The output file is written atomically: it appears complete, or not at all.
+"""
+
+EPILOG = """examples:
+  assay convert chats/ --out runs.jsonl
+  assay convert traces.json --from otel --out runs.jsonl
+  assay evaluate --trajectories runs.jsonl --scenarios scenarios/
+
+exit codes: 0 at least one run converted, 2 bad arguments, 3 nothing could be converted or the
+output cannot be written, 4 internal error.
+"""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="convert trajectories from other formats into assay JSONL",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of `convert` to a parser."""
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        type=Path,
+        metavar="INPUT",
+        help="trajectory files, or directories of *.json / *.jsonl files",
+    )
+    parser.add_argument(
+        "--from",
+        dest="fmt",
+        choices=("auto", *FORMATS),
+        default="auto",
+        help="the input format (default: %(default)s, told from each file)",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="FILE.jsonl",
+        help="the JSONL file to write (replaced if it exists)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="show the traceback of an internal error"
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing but errors and problems"
+    )
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Convert the inputs named in `args`; returns the exit code."""
+    out: Path = args.out
+    if out.is_dir():
+        _error(f"--out is a directory, not a file: {out}")
+        return ExitCode.INPUT_ERROR
+    if not out.parent.is_dir():
+        _error(f"cannot write {out}: no such directory {out.parent}")
+        return ExitCode.INPUT_ERROR
+
+    from assay.formats.assay_jsonl import write_runs_jsonl
+    from assay.formats.assetopsbench import ReadProblem, walk_run_files
+    from assay.formats.detect import read_trajectories
+    from assay.records import Trajectory
+
+    problems: list[ReadProblem] = []
+    files: list[str] = []
+    written_to = os.path.realpath(out)
+
+    def converted() -> Iterator[Trajectory]:
+        for path in args.inputs:
+            for item in walk_run_files(path):
+                if isinstance(item, ReadProblem):
+                    problems.append(item)
+                    continue
+                # A previous output inside an input directory is not an input.
+                if os.path.realpath(item) == written_to:
+                    continue
+                files.append(item)
+                for found in read_trajectories(item, args.fmt):
+                    if isinstance(found, ReadProblem):
+                        problems.append(found)
+                    else:
+                        yield found
+
+    try:
+        written = write_runs_jsonl(converted(), out, keep_empty=False)
+    except OSError as exc:
+        _error(f"cannot write {out}: {exc.strerror or exc}")
+        return ExitCode.INPUT_ERROR
+    except KeyboardInterrupt:
+        _error(f"interrupted; {out} was not written")
+        return ExitCode.INTERNAL_ERROR
+    except Exception as exc:
+        if args.verbose:
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        return ExitCode.INTERNAL_ERROR
+
+    if problems:
+        noun = "input" if len(problems) == 1 else "inputs"
+        print(f"assay: {len(problems)} {noun} could not be converted:", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem.source}: {problem.reason}", file=sys.stderr)
+    if written == 0:
+        _error(f"nothing converted: no readable trajectory in {len(files)} file(s)")
+        return ExitCode.INPUT_ERROR
+    if not args.quiet:
+        runs = "run" if written == 1 else "runs"
+        print(f"converted {written} {runs} from {len(files)} file(s) into {out}")
+    return ExitCode.OK
+
+
+def _error(message: str) -> None:
+    print(f"assay: error: {message}", file=sys.stderr)

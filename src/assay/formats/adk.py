@@ -1,0 +1,441 @@
+"""Google ADK eval sets: `.evalset.json` and the older `.test.json`, as runs or as cases.
+
+An eval set (`EvalSet` in `google.adk.evaluation`) is
+`{"eval_set_id", "eval_cases": [{"eval_id", "conversation": [invocation, ...],
+"session_input": {"app_name", "user_id", "state"}}]}`, where each invocation is one user turn:
+`{"invocation_id", "user_content": {"parts": [{"text"}]}, "final_response": {"parts": [...]},
+"intermediate_data": {...}}`. `intermediate_data` takes one of two shapes:
+
+- `{"tool_uses": [{"name", "args", "id"}], "tool_responses": [{"name", "response", "id"}],
+  "intermediate_responses": [[author, parts], ...]}`;
+- `{"invocation_events": [{"author", "content": {"parts": [{"function_call"},
+  {"function_response"}, {"text"}]}, "usage_metadata", "model_version"}]}`.
+
+ADK's models accept camelCase aliases (`evalCases`, `userContent`, `finalResponse`,
+`toolUses`, `functionCall`, ...) and files saved by other tools use them; both spellings are
+read. The older formats are read as ADK itself migrates them: a `.test.json` list of
+`{"query", "expected_tool_use": [{"tool_name", "tool_input"}], "reference"}` is one eval case
+whose invocations are the list items (named after the file), and a list of
+`{"name", "data": [...], "initial_session"}` is one eval case per item.
+
+Each eval case becomes one run (`trajectories_from_adk`): one step per invocation holding its
+tool calls, or one case of ground truth (`cases_from_adk`): the final response as the expected
+answer and the tool calls, step by step, as the expected trajectory.
+
+Example:
+    >>> evalset = {"eval_set_id": "pumps", "eval_cases": [{"eval_id": "down", "conversation": [
+    ...     {"user_content": {"parts": [{"text": "Which pumps are down?"}]},
+    ...      "final_response": {"parts": [{"text": "P-3"}]},
+    ...      "intermediate_data": {"tool_uses": [{"name": "down_assets",
+    ...                                           "args": {"kind": "pump"}}]}}]}]}
+    >>> run = trajectories_from_adk(evalset, "pumps.evalset.json")[0]
+    >>> (run.scenario_id, run.question, run.tool_names(), run.answer)
+    ('down', 'Which pumps are down?', ['down_assets'], 'P-3')
+    >>> cases_from_adk(evalset, "pumps.evalset.json")[0].expected_trajectory
+    [[{'name': 'down_assets', 'args': {'kind': 'pump'}}]]
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from assay.formats.assetopsbench import ReadProblem, _count, id_text, json_type
+from assay.formats.openai_chat import parse_args, safe_text
+from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
+
+__all__ = ["cases_from_adk", "trajectories_from_adk"]
+
+_SUFFIXES = (".evalset.json", ".test.json", ".json")
+
+
+def trajectories_from_adk(data: Any, source: str) -> list[Trajectory | ReadProblem]:
+    """Each eval case of an ADK eval set as a run.
+
+    A run has one step per invocation, holding that invocation's tool calls (with the
+    responses recorded for them, paired by id, else by name) and the final response as its
+    text. `question` is the first user text, `answer` the last final response that has text,
+    `run_id` and `scenario_id` the `eval_id`, `runner` the session's `app_name`. Token usage,
+    the model and the agent that made the calls (`Step.node`) come from invocation events when
+    the file records them; an invocation's `duration` (seconds) becomes the step's.
+
+    Never raises: a file that is no eval set, or a case without an id or a recorded
+    conversation (a `conversation_scenario` is played live, so nothing was recorded), is a
+    `ReadProblem`.
+
+    Args:
+        data: The parsed JSON of an `.evalset.json` or `.test.json` file.
+        source: Where it was read from (the file path); cases are `source#INDEX`.
+
+    Returns:
+        A `Trajectory` per eval case and a `ReadProblem` per unusable one, in file order.
+
+    Example:
+        >>> old = [{"query": "Roll a die", "reference": "4",
+        ...         "expected_tool_use": [{"tool_name": "roll", "tool_input": {"sides": 6}}]}]
+        >>> run = trajectories_from_adk(old, "dice.test.json")[0]
+        >>> (run.scenario_id, run.steps[0].tool_calls[0].args, run.answer)
+        ('dice', {'sides': 6}, '4')
+    """
+    return [
+        item if isinstance(item, ReadProblem) else _trajectory(item)
+        for item in _eval_cases(data, source)
+    ]
+
+
+def cases_from_adk(data: Any, source: str) -> list[Case | ReadProblem]:
+    """Each eval case of an ADK eval set as ground truth.
+
+    `Case.id` is the `eval_id`; `question` the first user text; `expected_answer` the final
+    response of the last invocation that has one; `expected_trajectory` one list per
+    invocation that calls tools, each a list of `{"name", "args"}` (`args` None when the file
+    gives none, which matches any arguments). A multi-turn case also lists its turns in
+    `metadata["turns"]` (`{"user", "expected_answer"}` each); `metadata["eval_set_id"]` names
+    the set.
+
+    Args:
+        data: The parsed JSON of an `.evalset.json` or `.test.json` file.
+        source: Where it was read from (the file path).
+
+    Returns:
+        A `Case` per eval case and a `ReadProblem` per unusable one, in file order.
+
+    Example:
+        >>> cases_from_adk({"eval_cases": [{"conversation": []}]}, "x.evalset.json")[0].reason
+        'eval case without an eval_id'
+    """
+    return [
+        item if isinstance(item, ReadProblem) else _case(item) for item in _eval_cases(data, source)
+    ]
+
+
+# --- eval sets -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Invocation:
+    user: str | None = None
+    final: str | None = None
+    calls: list[ToolCall] = field(default_factory=list)
+    node: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    duration_ms: float | None = None
+    model: str | None = None
+
+
+@dataclass(slots=True)
+class _EvalCase:
+    eval_id: str
+    source: str
+    invocations: list[_Invocation]
+    eval_set_id: str | None = None
+    app_name: str | None = None
+
+
+def _eval_cases(data: Any, source: str) -> list[_EvalCase | ReadProblem]:
+    if isinstance(data, dict):
+        cases = _get(data, "eval_cases", "evalCases")
+        if not isinstance(cases, list):
+            return [ReadProblem(source, "not an ADK eval set: no eval_cases list")]
+        if not cases:
+            return [ReadProblem(source, "eval set without eval cases")]
+        set_id = id_text(_get(data, "eval_set_id", "evalSetId"))
+        return [_new_case(case, f"{source}#{i}", set_id) for i, case in enumerate(cases)]
+    if not isinstance(data, list):
+        return [ReadProblem(source, f"not an ADK eval set: got {json_type(data)}")]
+    if not data:
+        return [ReadProblem(source, "empty list: no eval cases")]
+    first = next((item for item in data if isinstance(item, dict)), {})
+    if "query" in first:
+        # A `.test.json`: the whole list is one conversation, named after the file.
+        return [_EvalCase(_file_stem(source), source, _invocations(data))]
+    if "data" in first:
+        return [_old_case(item, f"{source}#{i}") for i, item in enumerate(data)]
+    if any(key in first for key in ("eval_id", "evalId", "conversation")):
+        return [_new_case(case, f"{source}#{i}", None) for i, case in enumerate(data)]
+    return [ReadProblem(source, "not an ADK eval set: no eval cases, queries or data")]
+
+
+def _new_case(case: Any, source: str, set_id: str | None) -> _EvalCase | ReadProblem:
+    if not isinstance(case, dict):
+        return ReadProblem(source, f"expected an eval case object, got {json_type(case)}")
+    eval_id = id_text(_get(case, "eval_id", "evalId"))
+    if eval_id is None:
+        return ReadProblem(source, "eval case without an eval_id")
+    conversation = case.get("conversation")
+    if not isinstance(conversation, list):
+        if _get(case, "conversation_scenario", "conversationScenario") is not None:
+            return ReadProblem(
+                source,
+                f"eval case {eval_id!r} has a conversation_scenario (played live by a user "
+                "simulator), not a recorded conversation",
+            )
+        return ReadProblem(source, f"eval case {eval_id!r} has no conversation")
+    session = _get(case, "session_input", "sessionInput")
+    app_name = _get(session, "app_name", "appName")
+    return _EvalCase(
+        eval_id,
+        source,
+        _invocations(conversation),
+        eval_set_id=set_id,
+        app_name=app_name if isinstance(app_name, str) else None,
+    )
+
+
+def _old_case(case: Any, source: str) -> _EvalCase | ReadProblem:
+    if not isinstance(case, dict):
+        return ReadProblem(source, f"expected an eval case object, got {json_type(case)}")
+    name = id_text(case.get("name"))
+    if name is None:
+        return ReadProblem(source, "eval case without a name")
+    data = case.get("data")
+    if not isinstance(data, list):
+        return ReadProblem(source, f"eval case {name!r} has no data list")
+    session = case.get("initial_session")
+    app_name = _get(session, "app_name")
+    return _EvalCase(
+        name, source, _invocations(data), app_name=app_name if isinstance(app_name, str) else None
+    )
+
+
+def _file_stem(source: str) -> str:
+    name = os.path.basename(source)  # noqa: PTH119
+    for suffix in _SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
+
+
+# --- invocations ---------------------------------------------------------------------------
+
+
+def _invocations(items: list[Any]) -> list[_Invocation]:
+    # An item that is not an object says nothing about a turn and is dropped.
+    return [_invocation(item) for item in items if isinstance(item, dict)]
+
+
+def _invocation(raw: dict[str, Any]) -> _Invocation:
+    user = _content_text(_get(raw, "user_content", "userContent"))
+    if user is None:
+        user = _content_text(raw.get("query"))  # the older format
+    final = _content_text(_get(raw, "final_response", "finalResponse"))
+    if final is None:
+        final = _content_text(raw.get("reference"))
+    invocation = _Invocation(user=user, final=final)
+    duration = raw.get("duration")
+    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
+        invocation.duration_ms = float(duration) * 1000.0
+    intermediate = _get(raw, "intermediate_data", "intermediateData")
+    events = _get(intermediate, "invocation_events", "invocationEvents")
+    if isinstance(events, list):
+        _read_events(events, invocation)
+    elif isinstance(intermediate, dict):
+        _read_tool_uses(intermediate, invocation)
+    else:
+        old_uses = raw.get("expected_tool_use")
+        if isinstance(old_uses, list):
+            invocation.calls = [
+                ToolCall(name=_name(use.get("tool_name")), args=parse_args(use.get("tool_input")))
+                for use in old_uses
+                if isinstance(use, dict)
+            ]
+    return invocation
+
+
+def _read_tool_uses(intermediate: dict[str, Any], invocation: _Invocation) -> None:
+    uses = _get(intermediate, "tool_uses", "toolUses")
+    if isinstance(uses, list):
+        invocation.calls = [_call(use) for use in uses if isinstance(use, dict)]
+    responses = _get(intermediate, "tool_responses", "toolResponses")
+    if isinstance(responses, list):
+        for response in responses:
+            if isinstance(response, dict):
+                _answer(invocation.calls, response)
+
+
+def _read_events(events: list[Any], invocation: _Invocation) -> None:
+    authors: set[str] = set()
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        author = event.get("author")
+        usage = _get(event, "usage_metadata", "usageMetadata")
+        if isinstance(usage, dict):
+            invocation.usage = invocation.usage + _gemini_usage(usage)
+        model = _get(event, "model_version", "modelVersion")
+        if invocation.model is None and isinstance(model, str) and model:
+            invocation.model = model
+        content = event.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for part in parts if isinstance(parts, list) else ():
+            if not isinstance(part, dict):
+                continue
+            call = _get(part, "function_call", "functionCall")
+            if isinstance(call, dict):
+                invocation.calls.append(_call(call))
+                if isinstance(author, str):
+                    authors.add(author)
+            response = _get(part, "function_response", "functionResponse")
+            if isinstance(response, dict):
+                _answer(invocation.calls, response)
+    # A step has one node; calls by several agents in one invocation leave it unknown.
+    if len(authors) == 1:
+        invocation.node = authors.pop()
+
+
+def _call(raw: dict[str, Any]) -> ToolCall:
+    return ToolCall(
+        name=_name(raw.get("name")),
+        args=parse_args(raw.get("args")),
+        call_id=id_text(raw.get("id")),
+    )
+
+
+def _answer(calls: list[ToolCall], response: dict[str, Any]) -> None:
+    """Give a function response to the call it answers: by id, else the first open one by name."""
+    call_id = id_text(response.get("id"))
+    name = response.get("name")
+    open_calls = [call for call in calls if call.result is None]
+    match = None
+    if call_id is not None:
+        match = next((call for call in open_calls if call.call_id == call_id), None)
+    if match is None and isinstance(name, str):
+        match = next(
+            (c for c in open_calls if c.name == name and (c.call_id is None or call_id is None)),
+            None,
+        )
+    if match is not None:
+        match.result = response.get("response")
+
+
+def _gemini_usage(usage: dict[str, Any]) -> Usage:
+    prompt = _get(usage, "prompt_token_count", "promptTokenCount")
+    output = _get(usage, "candidates_token_count", "candidatesTokenCount")
+    thoughts = _get(usage, "thoughts_token_count", "thoughtsTokenCount")
+    # Reasoning tokens are output tokens (see `Usage.output_tokens`).
+    return Usage(_count(prompt), _count(output) + _count(thoughts))
+
+
+# --- records -------------------------------------------------------------------------------
+
+
+def _trajectory(case: _EvalCase) -> Trajectory:
+    steps: list[Step] = []
+    messages: list[Message] = []
+    for invocation in case.invocations:
+        steps.append(
+            Step(
+                index=len(steps),
+                text=invocation.final,
+                tool_calls=invocation.calls,
+                usage=invocation.usage,
+                duration_ms=invocation.duration_ms,
+                node=invocation.node,
+            )
+        )
+        if invocation.user is not None:
+            messages.append(Message(role="user", content=invocation.user))
+        if invocation.calls:
+            messages.append(Message(role="assistant", tool_calls=invocation.calls))
+            messages.extend(
+                Message(role="tool", content=_result_text(call.result), tool_call_id=call.call_id)
+                for call in invocation.calls
+                if call.result is not None
+            )
+        if invocation.final is not None:
+            messages.append(Message(role="assistant", content=invocation.final))
+    total = Usage()
+    for step in steps:
+        total = total + step.usage
+    durations = [step.duration_ms for step in steps if step.duration_ms is not None]
+    return Trajectory(
+        run_id=case.eval_id,
+        scenario_id=case.eval_id,
+        runner=case.app_name,
+        model=next((inv.model for inv in case.invocations if inv.model is not None), None),
+        question=_first_user(case),
+        answer=_last_final(case),
+        steps=steps,
+        messages=messages,
+        usage=total,
+        duration_ms=sum(durations) if durations else None,
+        source=case.source,
+    )
+
+
+def _case(case: _EvalCase) -> Case:
+    metadata: dict[str, Any] = {}
+    if case.eval_set_id is not None:
+        metadata["eval_set_id"] = case.eval_set_id
+    if len(case.invocations) > 1:
+        metadata["turns"] = [
+            {"user": inv.user, "expected_answer": inv.final} for inv in case.invocations
+        ]
+    return Case(
+        id=case.eval_id,
+        question=_first_user(case),
+        expected_answer=_last_final(case),
+        # Invocations without tool calls are left out: a trajectory check compares calls, and
+        # an empty step would only shift the step positions it reports.
+        expected_trajectory=[
+            [{"name": call.name, "args": call.args} for call in inv.calls]
+            for inv in case.invocations
+            if inv.calls
+        ],
+        source=case.source,
+        metadata=metadata,
+    )
+
+
+def _first_user(case: _EvalCase) -> str | None:
+    return next((inv.user for inv in case.invocations if inv.user is not None), None)
+
+
+def _last_final(case: _EvalCase) -> str | None:
+    finals = [inv.final for inv in case.invocations if inv.final is not None and inv.final.strip()]
+    return finals[-1] if finals else None
+
+
+# --- fields --------------------------------------------------------------------------------
+
+
+def _get(obj: Any, snake: str, camel: str | None = None) -> Any:
+    if not isinstance(obj, dict):
+        return None
+    value = obj.get(snake)
+    if value is None and camel is not None:
+        value = obj.get(camel)
+    return value
+
+
+def _content_text(content: Any) -> str | None:
+    """Text of a `Content` (`{"parts": [{"text"}], "role"}`), or of plain text."""
+    if isinstance(content, str):
+        return content
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if not isinstance(parts, list):
+        return None
+    # Thought parts (`"thought": true`) are the model's reasoning, not what it said.
+    texts = [
+        part["text"]
+        for part in parts
+        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+    ]
+    return "".join(texts) if texts else None
+
+
+def _name(value: Any) -> str:
+    # A call without a text name is kept with name "": it was made, so counts stay true.
+    return value if isinstance(value, str) else ""
+
+
+def _result_text(result: Any) -> str | None:
+    if result is None or isinstance(result, str):
+        return result
+    try:
+        return orjson.dumps(result).decode("utf-8")
+    except TypeError:
+        return safe_text(result)

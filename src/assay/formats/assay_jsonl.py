@@ -1,0 +1,209 @@
+"""assay JSONL: runs written one per line, in the saved-run shape `assay evaluate` reads.
+
+Every converter in `assay.formats` produces `Trajectory` records; this module writes them
+back out as AssetOpsBench-compatible run objects, so that a converted file is read by the same
+reader as runs saved by the AssetOpsBench harness:
+
+    {"run_id", "scenario_id", "runner", "model", "question", "answer",
+     "trajectory": {"turns": [{"text", "tool_calls": [{"name", "input", "id", "output"}],
+                               "input_tokens", "output_tokens", "duration_ms", "node"}]},
+     "tokens_in", "tokens_out", "duration_ms"}
+
+Reading a written line back with `assay.formats.read_run_file` gives the same steps, calls,
+arguments, results, token usage and nodes. `tokens_in` / `tokens_out` are written only when
+the steps carry no token counts (the reader uses them only then); `duration_ms` is the run's.
+
+Values orjson cannot write (integers beyond 64 bits, tuples as keys, SDK objects, nesting
+deeper than orjson allows) never stop the writer: they are written as the nearest JSON value,
+or as text when there is none.
+
+Example:
+    >>> from assay.records import Step, ToolCall, Trajectory, Usage
+    >>> run = Trajectory(run_id="r1", scenario_id="11", answer="3", steps=[
+    ...     Step(index=0, tool_calls=[ToolCall("sites", {}, "c1", ["MAIN"])],
+    ...          usage=Usage(90, 12), node="planner")])
+    >>> trajectory_to_line(run)[:64]
+    b'{"run_id":"r1","scenario_id":"11","runner":null,"model":null,"qu'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assay._jsonable import jsonable
+from assay.formats.openai_chat import safe_text
+from assay.records import Step, Trajectory
+
+__all__ = ["trajectory_to_line", "trajectory_to_record", "write_runs_jsonl"]
+
+_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+# Temporary files share the reports' naming, so `remove_temporaries` cleans up after a crash.
+_TEMPORARY_PREFIX = ".assay-"
+
+
+def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
+    """The run as a saved-run object (the shape `assay evaluate` reads).
+
+    Values are placed as they are; `trajectory_to_line` makes them writable.
+
+    Args:
+        trajectory: The run.
+
+    Returns:
+        A dict with `run_id`, `scenario_id`, `runner`, `model`, `question`, `answer`,
+        `trajectory` (`{"turns": [...]}`, one turn per step), and `duration_ms`; plus
+        `tokens_in` and `tokens_out` when the steps carry no token counts but the run does,
+        and `error` when the run recorded a failure.
+
+    Example:
+        >>> from assay.records import Trajectory, Usage
+        >>> record = trajectory_to_record(Trajectory(run_id="r2", usage=Usage(300, 40)))
+        >>> record["trajectory"], record["tokens_in"], record["tokens_out"]
+        ({'turns': []}, 300, 40)
+    """
+    record: dict[str, Any] = {
+        "run_id": trajectory.run_id,
+        "scenario_id": trajectory.scenario_id,
+        "runner": trajectory.runner,
+        "model": trajectory.model,
+        "question": trajectory.question,
+        "answer": trajectory.answer,
+        "trajectory": {"turns": [_turn(step) for step in trajectory.steps]},
+    }
+    steps_count = any(s.usage.input_tokens or s.usage.output_tokens for s in trajectory.steps)
+    usage = trajectory.usage
+    if not steps_count and (usage.input_tokens or usage.output_tokens):
+        record["tokens_in"] = usage.input_tokens
+        record["tokens_out"] = usage.output_tokens
+    record["duration_ms"] = trajectory.duration_ms
+    if trajectory.error is not None:
+        record["error"] = trajectory.error
+    return record
+
+
+def trajectory_to_line(trajectory: Trajectory) -> bytes:
+    """The run as one JSONL line (no trailing newline), whatever values it holds.
+
+    Example:
+        >>> from assay.records import Trajectory
+        >>> line = trajectory_to_line(Trajectory(run_id="big", answer=2**70))
+        >>> orjson.loads(line)["answer"]  # beyond 64 bits: written as its digits
+        '1180591620717411303424'
+    """
+    record = trajectory_to_record(trajectory)
+    try:
+        return orjson.dumps(record, option=_OPTIONS)
+    except TypeError:
+        # Only when something in the run is not plain JSON: each value is made writable on
+        # its own, so one odd result costs that value its exact form and nothing else.
+        return orjson.dumps(_writable_record(record), option=_OPTIONS)
+
+
+def write_runs_jsonl(
+    runs: Iterable[Trajectory], path: str | Path, *, keep_empty: bool = True
+) -> int:
+    """Write runs to `path` as assay JSONL, atomically: readers never see a partial file.
+
+    Lines go to a temporary file beside `path`, which replaces `path` once every run is
+    written. If writing fails (or `runs` raises), the temporary file is removed, `path` is
+    left as it was, and the error propagates.
+
+    Args:
+        runs: The runs, written in order; an iterator is consumed one run at a time.
+        path: The file to write.
+        keep_empty: When False and `runs` held no run, nothing is written and `path` is left
+            untouched.
+
+    Returns:
+        How many runs were written.
+
+    Example:
+        >>> import tempfile
+        >>> from assay.records import Trajectory
+        >>> out = Path(tempfile.mkdtemp()) / "runs.jsonl"
+        >>> write_runs_jsonl([Trajectory(run_id="a"), Trajectory(run_id="b")], out)
+        2
+        >>> len(out.read_bytes().splitlines())
+        2
+    """
+    target = os.fspath(path)
+    directory = os.path.dirname(target) or "."  # noqa: PTH120
+    temporary, handle = _open_temporary(directory)
+    written = 0
+    try:
+        with handle:
+            for run in runs:
+                handle.write(trajectory_to_line(run))
+                handle.write(b"\n")
+                written += 1
+        if written == 0 and not keep_empty:
+            os.unlink(temporary)  # noqa: PTH108
+            return 0
+        os.replace(temporary, target)  # noqa: PTH105
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # noqa: PTH108
+        raise
+    return written
+
+
+def _open_temporary(directory: str) -> tuple[str, Any]:
+    while True:
+        name = f"{_TEMPORARY_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.tmp"
+        temporary = os.path.join(directory, name)  # noqa: PTH118
+        try:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        return temporary, os.fdopen(descriptor, "wb")
+
+
+def _turn(step: Step) -> dict[str, Any]:
+    return {
+        "text": step.text,
+        "tool_calls": [
+            {"name": call.name, "input": call.args, "id": call.call_id, "output": call.result}
+            for call in step.tool_calls
+        ],
+        "input_tokens": step.usage.input_tokens,
+        "output_tokens": step.usage.output_tokens,
+        "duration_ms": step.duration_ms,
+        "node": step.node,
+    }
+
+
+def _writable_record(record: dict[str, Any]) -> dict[str, Any]:
+    safe = {key: _writable(value) for key, value in record.items() if key != "trajectory"}
+    turns = []
+    for turn in record["trajectory"]["turns"]:
+        safe_turn = {key: _writable(value) for key, value in turn.items() if key != "tool_calls"}
+        safe_turn["tool_calls"] = [
+            {key: _writable(value) for key, value in call.items()} for call in turn["tool_calls"]
+        ]
+        turns.append(safe_turn)
+    safe["trajectory"] = {"turns": turns}
+    # Keep the field order of the plain path, so both write the same shape.
+    return {key: safe[key] for key in record}
+
+
+def _writable(value: Any) -> Any:
+    """`value` if orjson can write it, else its nearest JSON value, else its text."""
+    try:
+        orjson.dumps(value, option=_OPTIONS)
+        return value
+    except TypeError:
+        pass
+    try:
+        # Big ints become text and keys strings; anything orjson still refuses (an SDK
+        # object, a set) becomes its text through `default`.
+        return orjson.loads(orjson.dumps(jsonable(value), default=safe_text, option=_OPTIONS))
+    except (TypeError, ValueError, RecursionError):  # nested beyond what can be written
+        return safe_text(value)

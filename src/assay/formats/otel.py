@@ -1,0 +1,538 @@
+"""OpenTelemetry GenAI traces: OTLP JSON spans in, one `Trajectory` per trace out.
+
+Spans follow the GenAI semantic conventions (`gen_ai.*` attributes), as an OTLP exporter
+writes them: `{"resourceSpans": [{"resource": {"attributes": [...]}, "scopeSpans": [{"spans":
+[{"traceId", "spanId", "parentSpanId", "name", "startTimeUnixNano", "endTimeUnixNano",
+"attributes": [{"key", "value": {"stringValue" | "intValue" | ...}}]}]}]}]}`. Also read: a
+list of such exports (a file exporter's lines), a flat list of spans, snake_case field names,
+and the Python SDK's console form (`context.trace_id`, `parent_id`, ISO `start_time`, and
+`attributes` as a plain object).
+
+How spans become a run, per `gen_ai.operation.name`:
+
+- `chat`, `text_completion`, `generate_content` (a model call): one `Step` each, in start
+  order. Model from `gen_ai.response.model` (else `gen_ai.request.model`), tokens from
+  `gen_ai.usage.input_tokens` / `output_tokens`, duration from the span's timestamps, text from
+  the `text` parts of `gen_ai.output.messages` when content was captured.
+- `execute_tool`: a `ToolCall` (`gen_ai.tool.name`, `gen_ai.tool.call.id`,
+  `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) on the step of the model call it
+  belongs to: a model-call ancestor if it has one, else the latest model call that started
+  before it under the same agent, else the latest before it at all; a tool call before any
+  model call is a step of its own. Arguments missing from the tool span are taken from the
+  `tool_call` part with the same id in the model call's output messages; a model call with no
+  tool spans gets the `tool_call` parts themselves (without results).
+- `invoke_agent`: its `gen_ai.agent.name` is the `Step.node` of the model calls under it
+  (a model call's own `gen_ai.agent.name` wins).
+
+The question is the first user text of the first model call's `gen_ai.input.messages`; the
+answer the last step text, else the output of the outermost agent span. Older spellings are
+accepted where they are unambiguous: `gen_ai.usage.prompt_tokens` / `completion_tokens` and
+message attributes recorded as JSON text. Span events (the deprecated per-message events) are
+not read.
+
+Example:
+    >>> def attr(key, value):
+    ...     kind = "intValue" if isinstance(value, int) else "stringValue"
+    ...     return {"key": key, "value": {kind: value}}
+    >>> export = {"resourceSpans": [{"scopeSpans": [{"spans": [
+    ...     {"traceId": "t1", "spanId": "a", "startTimeUnixNano": "1000000000",
+    ...      "endTimeUnixNano": "1500000000", "attributes": [
+    ...          attr("gen_ai.operation.name", "chat"), attr("gen_ai.request.model", "gpt-4o"),
+    ...          attr("gen_ai.usage.input_tokens", 120)]},
+    ...     {"traceId": "t1", "spanId": "b", "startTimeUnixNano": "1600000000", "attributes": [
+    ...          attr("gen_ai.operation.name", "execute_tool"),
+    ...          attr("gen_ai.tool.name", "get_sensor"),
+    ...          attr("gen_ai.tool.call.arguments", '{"asset": "CH-12"}')]}]}]}]}
+    >>> run = trajectories_from_otlp(export, "trace.json")[0]
+    >>> (run.run_id, run.model, run.tool_names(), run.steps[0].usage.input_tokens)
+    ('t1', 'gpt-4o', ['get_sensor'], 120)
+    >>> (run.steps[0].tool_calls[0].args, run.steps[0].duration_ms)
+    ({'asset': 'CH-12'}, 500.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from assay.formats.assetopsbench import ReadProblem, _count, id_text, json_type
+from assay.formats.openai_chat import parse_args
+from assay.records import Step, ToolCall, Trajectory, Usage
+
+__all__ = ["trajectories_from_otlp"]
+
+_OPERATION = "gen_ai.operation.name"
+_MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_TOOL_OPERATION = "execute_tool"
+_AGENT_OPERATION = "invoke_agent"
+
+_IN_KEYS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUT_KEYS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+
+# AnyValue nests (arrays of kvlists of arrays ...); deeper than this is not telemetry anyone
+# wrote on purpose, and stopping keeps conversion iterative-safe on hostile input.
+_MAX_VALUE_DEPTH = 32
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProblem]:
+    """One run per trace in an OTLP JSON export of GenAI spans.
+
+    Spans are grouped by trace id (traces in order of their first span) and ordered by start
+    time within a trace; see the module notes for how spans become steps and calls. `run_id`
+    is the trace id, `runner` the resource's `service.name`, `duration_ms` the trace's span
+    from first start to last end, and `usage` the steps' sum (or the outermost agent spans'
+    when the model calls carry none).
+
+    Never raises: data with no spans, or a trace with no model call or tool span, becomes a
+    `ReadProblem`; odd attribute values are read as far as they make sense.
+
+    Args:
+        data: The parsed JSON: an export (`{"resourceSpans": [...]}`), a list of exports, or
+            a list of spans.
+        source: Where it was read from; a trace's runs and problems are `source#TRACE_ID`.
+
+    Returns:
+        A `Trajectory` per trace with GenAI spans, a `ReadProblem` per trace without.
+
+    Example:
+        >>> trajectories_from_otlp({"resourceSpans": []}, "empty.json")[0].reason
+        'no spans found (expected OTLP JSON: resourceSpans, or a list of spans)'
+    """
+    spans: list[_Span] = []
+    _collect(data, {}, spans, 0)
+    if not spans:
+        if isinstance(data, dict | list):
+            reason = "no spans found (expected OTLP JSON: resourceSpans, or a list of spans)"
+        else:
+            reason = f"not an OTLP export: got {json_type(data)}"
+        return [ReadProblem(source, reason)]
+    traces: dict[str, list[_Span]] = {}
+    for span in spans:
+        traces.setdefault(span.trace_id, []).append(span)
+    ordered = sorted(traces.items(), key=lambda item: min(_position(s) for s in item[1]))
+    return [_trace(trace_id, members, source) for trace_id, members in ordered]
+
+
+# --- spans ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Span:
+    trace_id: str
+    span_id: str | None
+    parent_id: str | None
+    name: str
+    start: int | None
+    end: int | None
+    attributes: dict[str, Any]
+    resource: dict[str, Any]
+    order: int
+    rank: int = 0
+
+    @property
+    def operation(self) -> str | None:
+        value = self.attributes.get(_OPERATION)
+        return value if isinstance(value, str) else None
+
+    def text(self, key: str) -> str | None:
+        value = self.attributes.get(key)
+        return value if isinstance(value, str) and value else None
+
+
+def _collect(data: Any, resource: dict[str, Any], out: list[_Span], depth: int) -> None:
+    if depth > 4:  # exports in lists in lists: deeper is not an export
+        return
+    if isinstance(data, list):
+        for item in data:
+            _collect(item, resource, out, depth + 1)
+        return
+    if not isinstance(data, dict):
+        return
+    resource_spans = _get(data, "resourceSpans", "resource_spans")
+    if isinstance(resource_spans, list):
+        for group in resource_spans:
+            if not isinstance(group, dict):
+                continue
+            own = _attributes(_get(group.get("resource"), "attributes", "attributes"))
+            scopes = _get(group, "scopeSpans", "scope_spans")
+            if scopes is None:
+                scopes = _get(group, "instrumentationLibrarySpans", "instrumentation_library_spans")
+            for scope in scopes if isinstance(scopes, list) else ():
+                raw_spans = scope.get("spans") if isinstance(scope, dict) else None
+                for raw in raw_spans if isinstance(raw_spans, list) else ():
+                    _add_span(raw, own, out)
+        return
+    if isinstance(data.get("spans"), list):
+        for raw in data["spans"]:
+            _add_span(raw, resource, out)
+        return
+    _add_span(data, resource, out)
+
+
+def _add_span(raw: Any, resource: dict[str, Any], out: list[_Span]) -> None:
+    if not isinstance(raw, dict):
+        return
+    context = raw.get("context")
+    trace_id = _span_id(_get(raw, "traceId", "trace_id")) or _span_id(
+        _get(context, "trace_id", "traceId")
+    )
+    span_id = _span_id(_get(raw, "spanId", "span_id")) or _span_id(
+        _get(context, "span_id", "spanId")
+    )
+    if trace_id is None and span_id is None:
+        return  # not a span
+    parent = _span_id(_get(raw, "parentSpanId", "parent_span_id")) or _span_id(raw.get("parent_id"))
+    attributes = _attributes(raw.get("attributes"))
+    span_resource = resource
+    if not span_resource and isinstance(raw.get("resource"), dict):
+        span_resource = _attributes(_get(raw["resource"], "attributes", "attributes"))
+    name = raw.get("name")
+    out.append(
+        _Span(
+            trace_id=trace_id or "",
+            span_id=span_id,
+            parent_id=parent,
+            name=name if isinstance(name, str) else "",
+            start=_time(raw, "startTimeUnixNano", "start_time_unix_nano", "start_time"),
+            end=_time(raw, "endTimeUnixNano", "end_time_unix_nano", "end_time"),
+            attributes=attributes,
+            resource=span_resource,
+            order=len(out),
+        )
+    )
+
+
+def _span_id(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    text: str = value
+    # The console exporter writes ids as 0x-prefixed hex; OTLP as bare hex (left as written:
+    # some exporters use base64, where case matters).
+    return text[2:].lower() if text[:2] in ("0x", "0X") else text
+
+
+def _time(raw: dict[str, Any], camel: str, snake: str, iso: str) -> int | None:
+    value = _get(raw, camel, snake)
+    if isinstance(value, str) and value.isdigit() and len(value) <= 20:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value >= 0:
+        return int(value)
+    text = raw.get(iso)
+    if isinstance(text, str) and len(text) <= 64:
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+    return None
+
+
+def _attributes(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):  # the console exporter writes plain values
+        return {key: value for key, value in raw.items() if isinstance(key, str)}
+    if not isinstance(raw, list):
+        return {}
+    attributes: dict[str, Any] = {}
+    for item in raw:
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            attributes[item["key"]] = _any_value(item.get("value"), 0)
+    return attributes
+
+
+def _any_value(value: Any, depth: int) -> Any:
+    """An OTLP `AnyValue` as a plain value (`intValue` arrives as text: int64 in JSON)."""
+    if not isinstance(value, dict) or depth > _MAX_VALUE_DEPTH:
+        return None
+    for camel, snake in (("stringValue", "string_value"), ("bytesValue", "bytes_value")):
+        found = _get(value, camel, snake)
+        if isinstance(found, str):
+            return found
+    found = _get(value, "boolValue", "bool_value")
+    if isinstance(found, bool):
+        return found
+    found = _get(value, "intValue", "int_value")
+    if found is not None:
+        if isinstance(found, int) and not isinstance(found, bool):
+            return found
+        if isinstance(found, str) and len(found) <= 24:
+            try:
+                return int(found)
+            except ValueError:
+                return None
+        return None
+    found = _get(value, "doubleValue", "double_value")
+    if found is not None:
+        if isinstance(found, int | float) and not isinstance(found, bool):
+            return float(found)
+        if isinstance(found, str) and len(found) <= 32:
+            try:
+                return float(found)
+            except ValueError:
+                return None
+        return None
+    array = _get(value, "arrayValue", "array_value")
+    if isinstance(array, dict):
+        values = array.get("values")
+        return [_any_value(v, depth + 1) for v in values] if isinstance(values, list) else []
+    kvlist = _get(value, "kvlistValue", "kvlist_value")
+    if isinstance(kvlist, dict):
+        pairs = kvlist.get("values")
+        return {
+            pair["key"]: _any_value(pair.get("value"), depth + 1)
+            for pair in (pairs if isinstance(pairs, list) else ())
+            if isinstance(pair, dict) and isinstance(pair.get("key"), str)
+        }
+    return None
+
+
+# --- traces --------------------------------------------------------------------------------
+
+
+def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadProblem:
+    trace_source = f"{source}#{trace_id}" if trace_id else source
+    spans.sort(key=_position)
+    for rank, span in enumerate(spans):
+        span.rank = rank
+    by_id = {span.span_id: span for span in spans if span.span_id is not None}
+
+    model_spans = [s for s in spans if s.operation in _MODEL_OPERATIONS]
+    tool_spans = [s for s in spans if s.operation == _TOOL_OPERATION]
+    agent_spans = [s for s in spans if s.operation == _AGENT_OPERATION]
+    if not model_spans and not tool_spans:
+        found = sorted({s.operation for s in spans if s.operation is not None})
+        shown = f" (operations: {', '.join(found)})" if found else ""
+        return ReadProblem(trace_source, f"no GenAI model call or execute_tool span{shown}")
+
+    # (position, step, agent scope, requested calls) per model call, in order.
+    entries: list[tuple[int, Step, str | None, list[ToolCall]]] = []
+    step_of: dict[str, int] = {}
+    for span in model_spans:
+        agent = _nearest(span, by_id, _AGENT_OPERATION)
+        own_agent = span.text("gen_ai.agent.name")
+        outputs = _messages(span.attributes.get("gen_ai.output.messages"))
+        step = Step(
+            index=0,
+            text=_output_text(outputs),
+            usage=_usage(span.attributes),
+            duration_ms=_duration(span),
+            node=own_agent if own_agent else (agent.text("gen_ai.agent.name") if agent else None),
+        )
+        if span.span_id is not None:
+            step_of[span.span_id] = len(entries)
+        entries.append((span.rank, step, _scope(agent), _requested_calls(outputs)))
+
+    tool_entries: list[tuple[int, Step, str | None, list[ToolCall]]] = []
+    with_tool_spans: set[int] = set()
+    for span in tool_spans:
+        call = _tool_call(span)
+        owner = _owning_step(span, by_id, step_of, entries)
+        if owner is None:
+            agent = _nearest(span, by_id, _AGENT_OPERATION)
+            node = span.text("gen_ai.agent.name") or (
+                agent.text("gen_ai.agent.name") if agent else None
+            )
+            step = Step(index=0, tool_calls=[call], duration_ms=_duration(span), node=node)
+            tool_entries.append((span.rank, step, None, []))
+            continue
+        _, step, _, requested = entries[owner]
+        if call.args is None and call.call_id is not None:
+            asked = next((c for c in requested if c.call_id == call.call_id), None)
+            if asked is not None:
+                call.args = asked.args
+        step.tool_calls.append(call)
+        with_tool_spans.add(owner)
+    for position, (_, step, _, requested) in enumerate(entries):
+        if position not in with_tool_spans:
+            step.tool_calls = requested
+
+    steps = [step for _, step, _, _ in sorted(entries + tool_entries, key=lambda e: e[0])]
+    for index, step in enumerate(steps):
+        step.index = index
+
+    outermost = [a for a in agent_spans if _nearest(a, by_id, _AGENT_OPERATION) is None]
+    usage = Usage()
+    for step in steps:
+        usage = usage + step.usage
+    if usage.input_tokens == 0 and usage.output_tokens == 0:
+        for agent in outermost:
+            usage = usage + _usage(agent.attributes)
+
+    answer = next((s.text for s in reversed(steps) if s.text and s.text.strip()), None)
+    if answer is None:
+        for agent in sorted(outermost, key=lambda s: (s.end or 0, s.rank), reverse=True):
+            answer = _output_text(_messages(agent.attributes.get("gen_ai.output.messages")))
+            if answer is not None:
+                break
+
+    question = None
+    for span in [*model_spans, *agent_spans]:
+        question = _first_user_text(_messages(span.attributes.get("gen_ai.input.messages")))
+        if question is not None:
+            break
+
+    model = None
+    for span in [*model_spans, *agent_spans]:
+        model = span.text("gen_ai.response.model") or span.text("gen_ai.request.model")
+        if model is not None:
+            break
+
+    service = next((s.resource.get("service.name") for s in spans if s.resource), None)
+    starts = [s.start for s in spans if s.start is not None]
+    ends = [s.end for s in spans if s.end is not None]
+    duration = (
+        (max(ends) - min(starts)) / 1e6 if starts and ends and max(ends) >= min(starts) else None
+    )
+    return Trajectory(
+        run_id=trace_id or None,
+        runner=service if isinstance(service, str) else None,
+        model=model,
+        question=question,
+        answer=answer,
+        steps=steps,
+        usage=usage,
+        duration_ms=duration,
+        source=trace_source,
+    )
+
+
+def _position(span: _Span) -> tuple[bool, int, int]:
+    # Spans without a start time keep their file order, after the timed ones.
+    return (span.start is None, span.start or 0, span.order)
+
+
+def _ancestors(span: _Span, by_id: dict[str, _Span]) -> list[_Span]:
+    chain: list[_Span] = []
+    seen = {span.span_id}
+    parent = span.parent_id
+    while parent is not None and parent not in seen:  # a cycle in hostile data ends here
+        seen.add(parent)
+        found = by_id.get(parent)
+        if found is None:
+            break
+        chain.append(found)
+        parent = found.parent_id
+    return chain
+
+
+def _nearest(span: _Span, by_id: dict[str, _Span], operation: str) -> _Span | None:
+    return next((a for a in _ancestors(span, by_id) if a.operation == operation), None)
+
+
+def _scope(agent: _Span | None) -> str | None:
+    return None if agent is None else (agent.span_id or f"#{agent.order}")
+
+
+def _owning_step(
+    span: _Span,
+    by_id: dict[str, _Span],
+    step_of: dict[str, int],
+    entries: list[tuple[int, Step, str | None, list[ToolCall]]],
+) -> int | None:
+    for ancestor in _ancestors(span, by_id):
+        if ancestor.span_id is not None and ancestor.span_id in step_of:
+            return step_of[ancestor.span_id]
+    scope = _scope(_nearest(span, by_id, _AGENT_OPERATION))
+    before = [i for i, (rank, _, _, _) in enumerate(entries) if rank < span.rank]
+    same_agent = [i for i in before if entries[i][2] == scope]
+    if same_agent:
+        return same_agent[-1]
+    return before[-1] if before else None
+
+
+def _tool_call(span: _Span) -> ToolCall:
+    name = span.text("gen_ai.tool.name")
+    if name is None and span.name.startswith("execute_tool "):
+        name = span.name[len("execute_tool ") :].strip()
+    return ToolCall(
+        name=name or "",
+        args=parse_args(span.attributes.get("gen_ai.tool.call.arguments")),
+        call_id=id_text(span.attributes.get("gen_ai.tool.call.id")),
+        result=span.attributes.get("gen_ai.tool.call.result"),
+    )
+
+
+def _usage(attributes: dict[str, Any]) -> Usage:
+    tokens_in = next((attributes[k] for k in _IN_KEYS if attributes.get(k) is not None), None)
+    tokens_out = next((attributes[k] for k in _OUT_KEYS if attributes.get(k) is not None), None)
+    return Usage(_count(tokens_in), _count(tokens_out))
+
+
+def _duration(span: _Span) -> float | None:
+    if span.start is None or span.end is None or span.end < span.start:
+        return None
+    return (span.end - span.start) / 1e6
+
+
+# --- message attributes --------------------------------------------------------------------
+
+
+def _messages(value: Any) -> list[Any]:
+    """`gen_ai.input.messages` / `gen_ai.output.messages`: structured, or JSON text."""
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return []
+    return value if isinstance(value, list) else []
+
+
+def _parts(message: Any) -> list[Any]:
+    parts = message.get("parts") if isinstance(message, dict) else None
+    return parts if isinstance(parts, list) else []
+
+
+def _part_text(message: Any) -> str | None:
+    texts = [
+        part["content"]
+        for part in _parts(message)
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("content"), str)
+    ]
+    return "".join(texts) if texts else None
+
+
+def _output_text(messages: list[Any]) -> str | None:
+    # Each output message is one choice; the first is the one an agent goes on with.
+    return _part_text(messages[0]) if messages else None
+
+
+def _first_user_text(messages: list[Any]) -> str | None:
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "user":
+            text = _part_text(message)
+            if text is not None:
+                return text
+    return None
+
+
+def _requested_calls(messages: list[Any]) -> list[ToolCall]:
+    calls = []
+    for part in _parts(messages[0]) if messages else ():
+        if isinstance(part, dict) and part.get("type") == "tool_call":
+            name = part.get("name")
+            calls.append(
+                ToolCall(
+                    name=name if isinstance(name, str) else "",
+                    args=parse_args(part.get("arguments")),
+                    call_id=id_text(part.get("id")),
+                )
+            )
+    return calls
+
+
+def _get(obj: Any, camel: str, snake: str) -> Any:
+    if not isinstance(obj, dict):
+        return None
+    value = obj.get(camel)
+    return obj.get(snake) if value is None else value

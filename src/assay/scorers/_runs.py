@@ -1,0 +1,223 @@
+"""What the catalog scorers read from runs and scenarios, read one way for all of them.
+
+Runs arrive in many shapes: tool calls on steps or only on chat messages, results as mappings,
+as JSON text or as plain text, messages whose content is None. These helpers turn that into
+the few views the scorers need, never raising on any of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from assay.formats.catalog import (
+    CRITERIA_STRUCTURE,
+    normalise_field,
+    normalise_success_criteria,
+)
+from assay.records import Case, Message, Step, Trajectory
+from assay.results import Score
+
+NOT_APPLICABLE = "not_applicable"
+"""`details["reason"]` of a score the scenario gave nothing to check for."""
+
+_MAX_JSON_TEXT = 1_000_000  # results given as JSON text longer than this are not parsed
+
+
+@dataclass(frozen=True, slots=True)
+class CallRef:
+    """One tool call of a run, with where it was made and what it returned."""
+
+    name: str
+    """Tool name ("" when the run recorded none)."""
+
+    args: dict[str, Any] | None
+    """Arguments as a mapping (JSON text parsed), None when they are not one."""
+
+    result: Any
+    """The result as recorded (for message-only runs, the answering tool message's content)."""
+
+    turn: int
+    """Position of the turn that made the call (the step's position among the run's steps, or
+    the message's among its messages): increasing, and equal for calls made together."""
+
+    where: str
+    """`step N` or `message N`, for rationales."""
+
+
+def tool_calls(run: Trajectory) -> list[CallRef]:
+    """Every tool call of the run in order: from its steps, else from its chat messages."""
+    calls: list[CallRef] = []
+    for position, step in enumerate(run.steps):
+        label = f"step {step.index if isinstance(step.index, int) else position}"
+        for call in step.tool_calls:
+            calls.append(_ref(call.name, call.args, call.result, position, label))
+    if calls:
+        return calls
+    results = {
+        message.tool_call_id: message.content
+        for message in run.messages
+        if message.role == "tool" and isinstance(message.tool_call_id, str)
+    }
+    for position, message in enumerate(run.messages):
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            result = call.result
+            if result is None and isinstance(call.call_id, str):
+                result = results.get(call.call_id)
+            calls.append(_ref(call.name, call.args, result, position, f"message {position}"))
+    return calls
+
+
+def _ref(name: Any, args: Any, result: Any, turn: int, where: str) -> CallRef:
+    return CallRef(name if isinstance(name, str) else "", as_mapping(args), result, turn, where)
+
+
+def as_mapping(value: Any) -> dict[str, Any] | None:
+    """`value` as a mapping: itself, or parsed when it is JSON text of an object; else None."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and len(value) <= _MAX_JSON_TEXT:
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                parsed = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                return None
+            if isinstance(parsed, dict):
+                return parsed
+    return None
+
+
+def status_of(result: Any) -> str | None:
+    """The `status` of a tool result, in lower case, or None when it has none."""
+    mapping = as_mapping(result)
+    status = mapping.get("status") if mapping is not None else None
+    return status.strip().lower() if isinstance(status, str) else None
+
+
+def final_text(run: Trajectory) -> tuple[str | None, str]:
+    """The run's final response and where it came from.
+
+    The answer when it is text; else the last assistant message with text content (messages
+    that carried only tool calls have none); else, for runs without messages, the last step
+    with text. `(None, "")` when there is none.
+    """
+    if isinstance(run.answer, str):
+        return run.answer, "answer"
+    for position in range(len(run.messages) - 1, -1, -1):
+        message = run.messages[position]
+        if message.role == "assistant" and isinstance(message.content, str):
+            return message.content, f"message {position}"
+    if not run.messages:
+        for step in reversed(run.steps):
+            if isinstance(step.text, str):
+                return step.text, f"step {step.index}"
+    return None, ""
+
+
+def assistant_turns(run: Trajectory) -> tuple[int, str] | None:
+    """How many turns the agent took, and what was counted; None when the run records none.
+
+    Turns are steps; a run with no steps counts its assistant messages.
+    """
+    if run.steps:
+        return len(run.steps), "steps"
+    messages = _assistant_messages(run.messages)
+    if messages:
+        return len(messages), "assistant messages"
+    return None
+
+
+def _assistant_messages(messages: Sequence[Message]) -> list[Message]:
+    return [message for message in messages if message.role == "assistant"]
+
+
+def subagent_steps(run: Trajectory, node: str) -> list[Step]:
+    """The steps of the run taken by `node` (compared ignoring case)."""
+    wanted = node.casefold()
+    return [s for s in run.steps if isinstance(s.node, str) and s.node.casefold() == wanted]
+
+
+# --- scenario expectations -----------------------------------------------------------------
+
+
+def scenario_value(case: Case, field: str) -> tuple[Any, str | None]:
+    """A catalog field of the case's metadata, normalised: `(value or None, reason or None)`."""
+    metadata = case.metadata if isinstance(case.metadata, dict) else {}
+    return normalise_field(field, metadata.get(field))
+
+
+def criterion(case: Case, key: str) -> tuple[Any, str | None]:
+    """One of the case's success criteria (a list or a mapping in metadata), normalised."""
+    metadata = case.metadata if isinstance(case.metadata, dict) else {}
+    criteria, errors = normalise_success_criteria(metadata.get("success_criteria"))
+    reason = errors.get(key) or errors.get(CRITERIA_STRUCTURE)
+    if reason is not None:
+        return None, reason
+    return criteria.get(key), None
+
+
+def not_applicable(scorer: str, why: str) -> Score:
+    """The score of a case that gives the scorer nothing to check."""
+    return Score.unscored(scorer, why, {"reason": NOT_APPLICABLE})
+
+
+def bad_expectation(scorer: str, field: str, reason: str) -> Score:
+    """The score of a case whose expectation for this scorer cannot be used."""
+    return Score.error(
+        scorer,
+        f"scenario's {field} is unusable: {reason}",
+        {"reason": "bad_expectation", "field": field},
+    )
+
+
+def listing(items: Iterable[str], limit: int = 8) -> str:
+    """`a, b and c` (at most `limit` items named)."""
+    names = list(items)
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 call`, `2 calls` (`many` for words that do not take an s)."""
+    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
+
+
+# --- factory option checks (bad options are a configuration error, raised when built) ------
+
+
+def check_count(option: str, value: int | None) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError(f"{option} must be a whole number >= 0 or None, got {value!r}")
+
+
+def check_fraction(option: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"{option} must be a number from 0 to 1, got {value!r}")
+
+
+def check_name(option: str, value: str | None) -> None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ValueError(f"{option} must be a non-empty name or None, got {value!r}")
+
+
+def check_names(
+    option: str, value: Iterable[str] | None, *, allow_empty: bool = False
+) -> tuple[str, ...] | None:
+    """The names as a tuple, stripped; raises ValueError unless they are non-empty text."""
+    if value is None:
+        return None
+    names = () if isinstance(value, str) else tuple(value)
+    if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in names):
+        raise ValueError(f"{option} must be a list of non-empty names, got {value!r}")
+    if not allow_empty and not names:
+        raise ValueError(f"{option} must name at least one tool")
+    return tuple(name.strip() for name in names)

@@ -1,0 +1,366 @@
+"""Tests for `assay.formats.adk`: ADK eval sets in, runs and ground-truth cases out."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.formats import ReadProblem, cases_from_adk, trajectories_from_adk
+from assay.records import Case, Trajectory, Usage
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def sample(name: str) -> Any:
+    return orjson.loads((SAMPLES / name).read_bytes())
+
+
+def runs_of(items: list[Trajectory | ReadProblem]) -> list[Trajectory]:
+    return [item for item in items if isinstance(item, Trajectory)]
+
+
+def test_snake_case_eval_set() -> None:
+    items = trajectories_from_adk(sample("adk_snake.evalset.json"), "s.evalset.json")
+    assert [type(item).__name__ for item in items] == ["Trajectory", "Trajectory", "ReadProblem"]
+    counted, multi_agent, scenario = items
+    assert isinstance(counted, Trajectory) and isinstance(multi_agent, Trajectory)
+
+    assert (counted.run_id, counted.scenario_id, counted.runner) == (
+        "wo_count_2017",
+        "wo_count_2017",
+        "asset_ops_agent",
+    )
+    assert counted.question == "How many corrective work orders did CWC04009 have in 2017?"
+    assert counted.answer == "27"  # the last final response
+    assert [step.text for step in counted.steps] == ["14", "27"]
+    first = counted.steps[0].tool_calls[0]
+    assert (first.name, first.args, first.call_id, first.result) == (
+        "get_work_orders",
+        {"equipment_id": "CWC04009", "year": 2017},
+        "adk-1",
+        {"count": 14},
+    )
+    assert counted.steps[1].tool_calls[0].result is None  # no response recorded
+    assert counted.source == "s.evalset.json#0"
+    assert [m.role for m in counted.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+        "assistant",
+    ]
+
+    # Invocation events: calls by one agent, token usage (thinking counted as output), model.
+    step = multi_agent.steps[0]
+    assert multi_agent.tool_names() == ["list_sites", "list_assets"]
+    assert step.node == "site_agent"
+    assert step.tool_calls[0].result == {"result": ["MAIN"]}
+    assert step.usage == Usage(300 + 340, 12 + 40 + 18)
+    assert (step.duration_ms, multi_agent.duration_ms) == (2250.0, 2250.0)
+    assert multi_agent.model == "gemini-2.5-flash"
+
+    assert isinstance(scenario, ReadProblem)
+    assert scenario.source == "s.evalset.json#2"
+    assert "conversation_scenario" in scenario.reason
+
+
+def test_camel_case_eval_set_reads_the_same() -> None:
+    snake = runs_of(trajectories_from_adk(sample("adk_snake.evalset.json"), "x"))[0]
+    camel = runs_of(trajectories_from_adk(sample("adk_camel.evalset.json"), "x"))[0]
+    assert camel.steps == snake.steps
+    assert (camel.question, camel.answer, camel.runner) == (
+        snake.question,
+        snake.answer,
+        snake.runner,
+    )
+
+
+def test_old_test_json_is_one_case_named_after_the_file() -> None:
+    (run,) = runs_of(trajectories_from_adk(sample("adk_dice.test.json"), "evals/dice.test.json"))
+    assert run.scenario_id == "dice"
+    assert run.question == "What can you do?"
+    assert run.answer == "I rolled 13 and 4."
+    assert [len(step.tool_calls) for step in run.steps] == [0, 2]
+    assert run.steps[1].tool_calls[0].args == {"sides": 17}
+
+
+def test_old_eval_set_list_with_data() -> None:
+    data = [
+        {
+            "name": "roll_twice",
+            "data": [
+                {
+                    "query": "Roll",
+                    "expected_tool_use": [{"tool_name": "roll_die", "tool_input": {}}],
+                    "reference": "3",
+                }
+            ],
+            "initial_session": {"app_name": "dice_agent", "user_id": "u", "state": {}},
+        },
+        "not a case",
+    ]
+    run, problem = trajectories_from_adk(data, "old.json")
+    assert isinstance(run, Trajectory) and isinstance(problem, ReadProblem)
+    assert (run.scenario_id, run.runner, run.tool_names()) == (
+        "roll_twice",
+        "dice_agent",
+        ["roll_die"],
+    )
+    assert problem.source == "old.json#1"
+
+
+def test_cases_carry_the_expected_answer_and_trajectory() -> None:
+    items = cases_from_adk(sample("adk_snake.evalset.json"), "s.evalset.json")
+    counted, multi_agent, scenario = items
+    assert isinstance(counted, Case) and isinstance(multi_agent, Case)
+    assert isinstance(scenario, ReadProblem)
+    assert counted.id == "wo_count_2017"
+    assert counted.question == "How many corrective work orders did CWC04009 have in 2017?"
+    assert counted.expected_answer == "27"
+    assert counted.expected_trajectory == [
+        [{"name": "get_work_orders", "args": {"equipment_id": "CWC04009", "year": 2017}}],
+        [
+            {
+                "name": "get_work_orders",
+                "args": {"equipment_id": "CWC04009", "year": 2017, "kind": "preventive"},
+            }
+        ],
+    ]
+    assert counted.metadata == {
+        "eval_set_id": "asset_ops_smoke",
+        "turns": [
+            {
+                "user": "How many corrective work orders did CWC04009 have in 2017?",
+                "expected_answer": "14",
+            },
+            {"user": "And preventive ones?", "expected_answer": "27"},
+        ],
+    }
+    # Two calls in one invocation are one step.
+    assert multi_agent.expected_trajectory == [
+        [
+            {"name": "list_sites", "args": {}},
+            {"name": "list_assets", "args": {"site": "MAIN", "kind": "chiller"}},
+        ]
+    ]
+
+
+def test_cases_from_camel_case_and_test_json() -> None:
+    (camel,) = cases_from_adk(sample("adk_camel.evalset.json"), "c.evalset.json")
+    assert isinstance(camel, Case)
+    assert camel.metadata["eval_set_id"] == "asset_ops_camel"
+    (dice,) = cases_from_adk(sample("adk_dice.test.json"), "dice.test.json")
+    assert isinstance(dice, Case)
+    assert dice.expected_trajectory == [
+        [{"name": "roll_die", "args": {"sides": 17}}, {"name": "roll_die", "args": {"sides": 17}}]
+    ]
+
+
+def test_responses_pair_by_id_then_by_name() -> None:
+    data = {
+        "eval_cases": [
+            {
+                "eval_id": "e",
+                "conversation": [
+                    {
+                        "user_content": "plain text user content",
+                        "intermediate_data": {
+                            "tool_uses": [
+                                {"name": "a", "id": "1"},
+                                {"name": "b"},
+                                {"name": "a", "id": "2"},
+                            ],
+                            "tool_responses": [
+                                {"name": "a", "id": "2", "response": "second a"},
+                                {"name": "b", "response": "b by name"},
+                                {"name": "a", "id": "9", "response": "unknown id"},
+                            ],
+                        },
+                    }
+                ],
+            }
+        ]
+    }
+    (run,) = runs_of(trajectories_from_adk(data, "x"))
+    assert run.question == "plain text user content"
+    assert [call.result for call in run.steps[0].tool_calls] == [None, "b by name", "second a"]
+    assert run.steps[0].tool_calls[1].args is None
+
+
+def test_thought_parts_are_not_the_answer() -> None:
+    data = {
+        "eval_cases": [
+            {
+                "eval_id": "t",
+                "conversation": [
+                    {
+                        "user_content": {"parts": [{"text": "q"}]},
+                        "final_response": {
+                            "parts": [{"text": "thinking...", "thought": True}, {"text": "42"}]
+                        },
+                    }
+                ],
+            }
+        ]
+    }
+    assert runs_of(trajectories_from_adk(data, "x"))[0].answer == "42"
+
+
+PROBLEMS: list[tuple[Any, str]] = [
+    ({"eval_set_id": "x"}, "not an ADK eval set: no eval_cases list"),
+    ({"eval_cases": []}, "eval set without eval cases"),
+    ([], "empty list: no eval cases"),
+    ([1, 2], "not an ADK eval set: no eval cases, queries or data"),
+    (None, "not an ADK eval set: got null"),
+    ("text", "not an ADK eval set: got string"),
+    ({"eval_cases": [3]}, "expected an eval case object, got number"),
+    ({"eval_cases": [{"conversation": []}]}, "eval case without an eval_id"),
+    ({"eval_cases": [{"eval_id": "a"}]}, "eval case 'a' has no conversation"),
+    ([{"name": "n", "data": "x"}], "eval case 'n' has no data list"),
+    ([{"data": []}], "eval case without a name"),
+]
+
+
+@pytest.mark.parametrize(("data", "reason"), PROBLEMS)
+def test_unusable_input_is_a_problem(data: Any, reason: str) -> None:
+    for items in (trajectories_from_adk(data, "f.json"), cases_from_adk(data, "f.json")):
+        assert len(items) == 1
+        assert isinstance(items[0], ReadProblem), items
+        assert items[0].reason == reason
+
+
+HOSTILE: list[Any] = [
+    {"eval_cases": [{"eval_id": 1, "conversation": [None, 1, "x", [], {}]}]},
+    {
+        "eval_cases": [
+            {
+                "eval_id": "a",
+                "conversation": [{"user_content": {"parts": "x"}, "final_response": [1]}],
+            }
+        ]
+    },
+    {
+        "eval_cases": [
+            {
+                "eval_id": "a",
+                "conversation": [
+                    {"intermediate_data": {"tool_uses": "x", "tool_responses": [1, None]}}
+                ],
+            }
+        ]
+    },
+    {
+        "eval_cases": [
+            {
+                "eval_id": "a",
+                "conversation": [
+                    {"intermediate_data": {"tool_uses": [{"name": 5, "args": "{bad"}]}}
+                ],
+            }
+        ]
+    },
+    {
+        "eval_cases": [
+            {
+                "eval_id": "a",
+                "conversation": [
+                    {
+                        "intermediate_data": {
+                            "invocation_events": [
+                                None,
+                                {"content": "x"},
+                                {"content": {"parts": [1, {"function_call": "f"}]}},
+                            ]
+                        }
+                    }
+                ],
+            }
+        ]
+    },
+    {
+        "eval_cases": [
+            {
+                "eval_id": "a",
+                "conversation": [
+                    {
+                        "intermediate_data": {
+                            "invocation_events": [
+                                {"usage_metadata": {"prompt_token_count": "many"}}
+                            ]
+                        }
+                    }
+                ],
+            }
+        ]
+    },
+    {
+        "eval_cases": [
+            {
+                "eval_id": "a",
+                "conversation": [{"duration": -5}, {"duration": "long"}, {"duration": True}],
+            }
+        ]
+    },
+    {"evalCases": [{"evalId": "a", "conversation": [], "sessionInput": "x"}]},
+    [{"query": None, "expected_tool_use": "x", "reference": 5}],
+    [{"query": "q", "expected_tool_use": [None, {"tool_name": None, "tool_input": [1]}]}],
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_input_never_raises(data: Any) -> None:
+    before = copy.deepcopy(data)
+    for items in (trajectories_from_adk(data, "f"), cases_from_adk(data, "f")):
+        assert items and all(isinstance(item, Trajectory | Case | ReadProblem) for item in items)
+    assert data == before
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+ADK_KEYS = [
+    "eval_id",
+    "conversation",
+    "user_content",
+    "final_response",
+    "intermediate_data",
+    "tool_uses",
+    "tool_responses",
+    "invocation_events",
+    "parts",
+    "text",
+    "function_call",
+    "name",
+    "args",
+    "id",
+]
+adk_like = st.recursive(
+    json_values,
+    lambda inner: (
+        st.dictionaries(st.sampled_from(ADK_KEYS), inner, max_size=4) | st.lists(inner, max_size=3)
+    ),
+    max_leaves=15,
+)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["eval_cases", "evalCases", "eval_set_id"]), adk_like)
+    | adk_like
+)
+def test_property_never_raises_and_never_mutates(data: Any) -> None:
+    before = copy.deepcopy(data)
+    assert trajectories_from_adk(data, "f")
+    assert cases_from_adk(data, "f")
+    assert data == before
