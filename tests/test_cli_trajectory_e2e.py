@@ -195,3 +195,41 @@ def test_red_flags_from_the_command_line(tmp_path: Path) -> None:
 
     bad = evaluate(runs, gt, tmp_path / "bad", "--red-flag", "speed=1")
     assert bad.returncode == 2 and "FIGURE=VALUE" in bad.stderr
+
+
+def test_catalog_scenarios_with_rule_checks(tmp_path: Path) -> None:
+    catalog = tmp_path / "gt" / "support.yaml"
+    catalog.parent.mkdir()
+    catalog.write_text(
+        "jobs:\n"
+        "  support:\n"
+        "    scenarios:\n"
+        "      - id: refund\n"
+        "        input: Refund order 42\n"
+        "        should_escalate: false\n"
+        "        expected_tools: [lookup_order, process_refund]\n"
+        "        success_criteria:\n"
+        "          - max_turns: 2\n"
+        "          - response_contains: [refund]\n"
+        "      - id: angry\n"
+        "        input: I want a manager\n"
+        "        should_escalate: true\n"
+    )
+    runs = tmp_path / "runs"
+    refund = turns(("lookup_order", {"id": 42}), ("process_refund", {"id": 42}))
+    write_json(runs / "refund.json", make_run("r1", "refund", "Your refund is done.", turns=refund))
+    write_json(runs / "angry.json", make_run("r2", "angry", "Calm down.", turns=turns()))
+    reports = tmp_path / "reports"
+    scorers = ["escalation", "max_turns", "response_contains", "tool_name_match"]
+    proc = evaluate(
+        runs, catalog, reports, *[arg for name in scorers for arg in ("--scorer", name)]
+    )
+    assert proc.returncode == 0, explain(proc)
+    by_run = reports_by_run_id(reports)
+    refund_parts = {part["scorer"]: part for part in by_run["r1"]["scores"]}
+    assert all(refund_parts[name]["passed"] for name in scorers)
+    angry_parts = {part["scorer"]: part for part in by_run["r2"]["scores"]}
+    assert angry_parts["escalation"]["passed"] is False
+    assert angry_parts["max_turns"]["status"] == "unscored"  # nothing to check: not a pass
+    assert by_run["r2"]["score"]["passed"] is False
+    assert read_aggregate(reports)["by_scorer"]["escalation"]["passed"] == 1

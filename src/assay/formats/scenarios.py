@@ -8,11 +8,12 @@ Two layouts are in use and both are read:
   with `expected_trajectory`, `expected_tools`, `mode`, `args` and `overrides`); a folder with
   only `expected_trajectory.json` is a scenario for trajectory checks.
 - Scenario files: `.json` (a list of scenario objects, an object with a `"scenarios"` list, or
-  one scenario object) and `.jsonl` (one scenario object per line). A scenario object has `id`,
-  `text`, `expected_answer`, `characteristic_form`, `type`, `category`, `scoring_method`,
-  `groundtruth_eval`, `expected_tools` and `expected_trajectory`; any other field (such as
-  `trajectory_mode`, `trajectory_args` and `trajectory_overrides`) is kept in
-  `Case.metadata`.
+  one scenario object) and `.jsonl` (one scenario object per line); evaluator-catalog files
+  (`.yaml` / `.yml`, or `.json` with `"jobs"`) are read by `assay.formats.catalog`. A
+  scenario object has `id`, `text`, `expected_answer`, `characteristic_form`, `type`,
+  `category`, `scoring_method`, `groundtruth_eval`, `expected_tools` and
+  `expected_trajectory`; any other field (such as `trajectory_mode`, `trajectory_args` and
+  `trajectory_overrides`) is kept in `Case.metadata`.
 
 Cases are keyed by `scenario_key` so that runs written with `11`, `"011"` or `"scenario_11"`
 all find scenario 11. As everywhere at the edge, bad input becomes a `ReadProblem` and loading
@@ -48,7 +49,8 @@ from assay.records import Case
 
 __all__ = ["ScenarioIndex", "index_scenarios", "load_scenarios"]
 
-_SCENARIO_SUFFIXES = (".json", ".jsonl")
+_SCENARIO_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
+_CATALOG_SUFFIXES = (".yaml", ".yml")
 _FOLDER_PREFIXES = ("scenario_", "scenario-")
 _FOLDER_PREFIX_LEN = len("scenario_")
 
@@ -651,6 +653,9 @@ def _read_rules(path: str | Path) -> tuple[dict[str, Any] | None, str | None]:
 
 def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
     source = str(path)
+    if path.suffix.lower() in _CATALOG_SUFFIXES:
+        yield from _catalog(path)
+        return
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
         yield data
@@ -676,6 +681,9 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
     if reason is not None:
         yield ReadProblem(source, reason)
         return
+    if isinstance(value, dict) and "jobs" in value:
+        yield from _catalog(path)
+        return
     if isinstance(value, dict) and "scenarios" in value:
         items = value["scenarios"]
         if not isinstance(items, list):
@@ -698,6 +706,15 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
         yield ReadProblem(source, "empty list: no scenarios")
     for index, item in enumerate(items):
         yield from _object_case(item, f"{source}#{index}")
+
+
+def _catalog(path: Path) -> Iterator[Case | ReadProblem]:
+    """The scenarios of an evaluator-catalog file (`jobs` of `scenarios`, YAML or JSON)."""
+    from assay.formats.catalog import load_catalog  # only when such a file is met
+
+    cases, problems = load_catalog(path)
+    yield from problems
+    yield from cases
 
 
 def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
