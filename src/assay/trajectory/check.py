@@ -344,12 +344,12 @@ class TrajectoryChecker:
         n_expected, n_actual = sum(map(len, expected_steps)), sum(map(len, actual_steps))
         evidence = _Evidence(mode, self._matcher, expected_steps, actual_steps)
         if mode == "strict" or mode == "subsequence":
-            evidence.aligned = in_order(expected_steps, actual_steps, self._matcher)
+            evidence.aligned = in_order(expected_steps, actual_steps, self._matcher.matches)
             n_matched = sum(len(found) for _, _, found in evidence.aligned)
         else:
             e_calls = [call for step in expected_steps for call in step]
             a_calls = [call for step in actual_steps for call in step]
-            evidence.flat = bipartite(e_calls, a_calls, self._matcher)
+            evidence.flat = bipartite(e_calls, a_calls, self._matcher.matches)
             n_matched = len(evidence.flat)
         precision = n_matched / n_actual if n_actual else 1.0
         recall = n_matched / n_expected if n_expected else 1.0

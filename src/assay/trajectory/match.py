@@ -13,9 +13,10 @@ that tool. Everything here maximises the number of matched calls:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from assay.trajectory.args import ArgsParseError, ArgsRule
-from assay.trajectory.normalize import Call
+from assay.trajectory.args import ArgsParseError, ArgsRule, contains, same
+from assay.trajectory.normalize import Call, Unparsable
 
 Pairs = list[tuple[int, int]]
 """(expected index, actual index) of matched calls, indices into the flattened call lists."""
@@ -27,7 +28,10 @@ class CallMatcher:
     def __init__(self, default: ArgsRule, per_tool: dict[str, ArgsRule]) -> None:
         self._default = default
         self._per_tool = per_tool
-        self._only = None if per_tool else default  # one rule for every tool: no lookup
+        self.matches: Callable[[Call, Call], bool] = (
+            _mode_matcher(default.mode) if not per_tool and default.mode else self.__call__
+        )
+        """The fastest test for this configuration (the same answers as calling the matcher)."""
 
     def rule(self, tool: str) -> ArgsRule:
         return self._per_tool.get(tool, self._default)
@@ -37,7 +41,7 @@ class CallMatcher:
             return False
         if expected.kind == "node":
             return True
-        rule = self._only or self._per_tool.get(expected.name, self._default)
+        rule = self._per_tool.get(expected.name, self._default)
         mode = rule.mode
         if mode is not None:
             if mode == "ignore" or expected.args is None:
@@ -45,10 +49,10 @@ class CallMatcher:
             e_args, a_args = expected.args, actual.args
             if e_args is a_args or (type(e_args) is str and e_args == a_args):
                 return True  # identical JSON text is equal without parsing it
-        try:
-            return rule.matches(actual.parsed(), expected.parsed())
-        except ArgsParseError:
+        wanted, got = expected.value(), actual.value()
+        if type(wanted) is Unparsable or type(got) is Unparsable:
             return False
+        return rule.matches(got, wanted)
 
     def explain(self, expected: Call, actual: Call) -> str:
         """Why `actual` does not match `expected`."""
@@ -66,14 +70,51 @@ class CallMatcher:
         )
 
 
+def _mode_matcher(mode: str) -> Callable[[Call, Call], bool]:
+    """`CallMatcher.__call__` for one argument mode and no per-tool rules, with the rule
+    lookups taken out: it runs for every pair of calls compared."""
+    compare: Callable[[Any, Any], bool]
+    if mode == "ignore":
+        return _names_match
+    if mode == "superset":
+        compare = contains
+    elif mode == "subset":
+
+        def compare(got: Any, wanted: Any) -> bool:
+            return contains(wanted, got)
+
+    else:
+        compare = same
+
+    def matches(expected: Call, actual: Call) -> bool:
+        if expected.name != actual.name or expected.kind != actual.kind:
+            return False
+        e_args = expected.args
+        if e_args is None or expected.kind == "node":
+            return True  # no arguments given (or a node): any arguments do
+        if e_args is actual.args or (type(e_args) is str and e_args == actual.args):
+            return True  # identical JSON text is equal without parsing it
+        wanted, got = expected.value(), actual.value()
+        if type(wanted) is Unparsable or type(got) is Unparsable:
+            return False
+        return compare(got, wanted)
+
+    return matches
+
+
+def _names_match(expected: Call, actual: Call) -> bool:
+    return expected.name == actual.name and expected.kind == actual.kind
+
+
 def bipartite(
     expected: Sequence[Call], actual: Sequence[Call], matches: Callable[[Call, Call], bool]
 ) -> Pairs:
     """A maximum one-to-one matching of expected to actual calls, as sorted index pairs.
 
-    Only calls of the same kind and name can match, so candidates are looked up by name; each
-    expected call first takes a free candidate, and only when none is free does it try to
-    move an earlier call to another candidate (Kuhn's augmenting paths).
+    Calls only match calls of the same name, so the problem splits by name: a name with one
+    call on each side is a single test, and only names repeated on a side need a search, in
+    which each expected call takes the first free candidate that matches, and when none does
+    an earlier call is moved to another candidate (Kuhn's augmenting paths).
     """
     count = len(expected)
     if count == len(actual):
@@ -91,30 +132,66 @@ def bipartite(
             by_name[call.name] = [index]
         else:
             group.append(index)
-    options: list[list[int]] = []
+    expected_names: dict[str, int] = {}
     for call in expected:
-        same_name = by_name.get(call.name)
-        options.append([a for a in same_name if matches(call, actual[a])] if same_name else [])
-    owner: dict[int, int] = {}  # actual index -> expected index
-    for e_index, candidates in enumerate(options):
-        free = next((a for a in candidates if a not in owner), None)
-        if free is not None:
-            owner[free] = e_index
-        elif candidates:
-            _augment(e_index, options, owner, set())
-    return sorted((e, a) for a, e in owner.items())
-
-
-def _augment(e_index: int, options: list[list[int]], owner: dict[int, int], seen: set[int]) -> bool:
-    for a_index in options[e_index]:
-        if a_index in seen:
+        expected_names[call.name] = expected_names.get(call.name, 0) + 1
+    pairs: Pairs = []
+    repeated: list[int] = []  # expected calls of a name that is not unique on both sides
+    for e_index, call in enumerate(expected):
+        group = by_name.get(call.name)
+        if group is None:
             continue
-        seen.add(a_index)
-        holder = owner.get(a_index)
-        if holder is None or _augment(holder, options, owner, seen):
-            owner[a_index] = e_index
-            return True
-    return False
+        if len(group) == 1 and expected_names[call.name] == 1:
+            if matches(call, actual[group[0]]):
+                pairs.append((e_index, group[0]))
+        else:
+            repeated.append(e_index)
+    if repeated:
+        pairs.extend(_search(repeated, expected, actual, by_name, matches))
+        pairs.sort()
+    return pairs
+
+
+def _search(
+    repeated: list[int],
+    expected: Sequence[Call],
+    actual: Sequence[Call],
+    by_name: dict[str, list[int]],
+    matches: Callable[[Call, Call], bool],
+) -> Pairs:
+    """Kuhn's augmenting paths over the calls of repeated names; each expected call's
+    candidates are only worked out when it cannot simply take a free one."""
+    owner: dict[int, int] = {}  # actual index -> expected index
+    options: dict[int, list[int]] = {}
+
+    def candidates(e_index: int) -> list[int]:
+        found = options.get(e_index)
+        if found is None:
+            call = expected[e_index]
+            found = [a for a in by_name[call.name] if matches(call, actual[a])]
+            options[e_index] = found
+        return found
+
+    def augment(e_index: int, seen: set[int]) -> bool:
+        for a_index in candidates(e_index):
+            if a_index in seen:
+                continue
+            seen.add(a_index)
+            holder = owner.get(a_index)
+            if holder is None or augment(holder, seen):
+                owner[a_index] = e_index
+                return True
+        return False
+
+    for e_index in repeated:
+        call = expected[e_index]
+        for a_index in by_name[call.name]:
+            if a_index not in owner and matches(call, actual[a_index]):
+                owner[a_index] = e_index
+                break
+        else:
+            augment(e_index, set())
+    return [(e, a) for a, e in owner.items()]
 
 
 def in_order(

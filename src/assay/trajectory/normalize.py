@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import orjson
+
 from assay.records import Step, ToolCall, Trajectory
-from assay.trajectory.args import parse_args
+from assay.trajectory.args import ArgsParseError, parse_args
 from assay.trajectory.spec import StepType, TrajectoryStep
 
 Kind = Literal["tool", "node"]
@@ -48,9 +50,31 @@ class Call:
         Raises:
             ArgsParseError: they are text that is not JSON.
         """
-        if self._parsed is _UNPARSED:
-            self._parsed = parse_args(self.args)
-        return self._parsed
+        value = self.value()
+        if type(value) is Unparsable:
+            raise ArgsParseError(value.reason)
+        return value
+
+    def value(self) -> Any:
+        """The arguments as a JSON value, parsed once, or `Unparsable` (no exception: this is
+        asked for every pair of calls compared)."""
+        value = self._parsed
+        if value is _UNPARSED:
+            raw = self.args
+            if raw is None:
+                value = {}
+            elif type(raw) is str:
+                try:
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    value = Unparsable(f"arguments are not valid JSON ({exc.msg})")
+            else:
+                try:
+                    value = parse_args(raw)
+                except ArgsParseError as exc:
+                    value = Unparsable(str(exc))
+            self._parsed = value
+        return value
 
     def describe(self) -> str:
         """`name` or `name {args}` for messages."""
@@ -65,6 +89,15 @@ class Call:
 
 
 _UNPARSED = object()
+
+
+class Unparsable:
+    """Arguments recorded as text that is not JSON, and why."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 Steps = list[tuple[Call, ...]]
 
@@ -240,7 +273,8 @@ def _from_messages(messages: Iterable[Any]) -> Steps:
                     calls.extend(_calls_of([raw], index))
         elif raw_calls:
             calls = _calls_of(raw_calls, index)
-        if not calls and isinstance(function_call, Mapping):  # legacy single function call
+        if not calls and function_call is not None and isinstance(function_call, Mapping):
+            # A legacy single function call.
             parsed = _call_from_mapping(function_call)
             if parsed is not None:
                 calls.append(Call(parsed[0], parsed[1]))
