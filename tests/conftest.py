@@ -2,9 +2,17 @@
 
 Hypothesis' timing checks are turned off: these machines are noisy, and a slow example is not a
 wrong one. Property tests still run their full example counts.
+
+`chat_server` is a real chat-completions server on 127.0.0.1 with replies each test programs
+(tests/chat_server.py), for testing model clients and judges over a socket.
 """
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+from chat_server import ChatServer
 
 settings.register_profile(
     "assay",
@@ -12,3 +20,21 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 settings.load_profile("assay")
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A chat-completions server on 127.0.0.1 for this test (see tests/chat_server.py).
+
+    Example::
+
+        from chat_server import ChatServer, Reply
+
+        def test_retries(chat_server: ChatServer) -> None:
+            chat_server.enqueue(Reply.error(500), Reply.ok('{"score": 1}'))
+            client = OpenAICompatibleClient(chat_server.base_url, sleep=no_wait)
+            ...
+            assert [r.status for r in chat_server.replies] == [500, 200]
+    """
+    with ChatServer() as server:
+        yield server

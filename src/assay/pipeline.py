@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ from assay.formats.assetopsbench import (
 )
 from assay.formats.ids import scenario_key
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
+from assay.models.types import ModelError
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.files import write_temporary
@@ -115,6 +117,19 @@ def evaluate(
             else:
                 yield item
 
+    def take(item: _Scored) -> None:
+        problems.extend(item.problems)
+        if item.key is not None:
+            scenarios.mark_answered(item.key)
+        if isinstance(item.outcome, CaseResult):
+            assert item.report is not None and item.line is not None
+            writer.adopt(item.outcome, item.report, item.line)
+            builder.add_result(item.outcome)
+        else:
+            builder.add_not_scored(item.outcome)
+        if on_result is not None:
+            on_result(item.outcome)
+
     interrupted = True
     with ExitStack() as stack:
         writer = stack.enter_context(ReportWriter(options.reports_dir))
@@ -122,20 +137,17 @@ def evaluate(
         file_scorer = _FileScorer(
             scenarios, scorers, options.scorer_default, options.scorers, writer.directory
         )
-        scored_files = stack.enter_context(_scored_files(file_scorer, run_files(), options.workers))
         try:
-            for item in scored_files:
-                problems.extend(item.problems)
-                if item.key is not None:
-                    scenarios.mark_answered(item.key)
-                if isinstance(item.outcome, CaseResult):
-                    assert item.report is not None and item.line is not None
-                    writer.adopt(item.outcome, item.report, item.line)
-                    builder.add_result(item.outcome)
-                else:
-                    builder.add_not_scored(item.outcome)
-                if on_result is not None:
-                    on_result(item.outcome)
+            if scorers.uses_models():
+                # Verdicts from a model take a round trip each: many runs wait at once, in one
+                # process (worker processes would only multiply connections and caches).
+                asyncio.run(_judge_files(file_scorer, run_files(), scorers, take))
+            else:
+                scored = stack.enter_context(
+                    _scored_files(file_scorer, run_files(), options.workers)
+                )
+                for item in scored:
+                    take(item)
             for problem in walk_problems:
                 builder.add_not_scored(
                     NotScored("unreadable", problem.reason, source=problem.source)
@@ -154,6 +166,34 @@ def evaluate(
             summary = builder.finish(problems.report(), interrupted=interrupted)
             writer.write_summary(summary)
     return summary
+
+
+_JUDGED_IN_FLIGHT = 256
+"""Runs being judged at once; the model client's own limit decides how many calls are open."""
+
+
+async def _judge_files(
+    file_scorer: _FileScorer,
+    files: Iterator[str],
+    scorers: _Scorers,
+    take: Callable[[_Scored], None],
+) -> None:
+    """Score every run, many at a time, handing results to `take` in input order."""
+    pending: deque[asyncio.Task[_Scored]] = deque()
+    try:
+        for path in files:
+            for item in read_run_file(path):
+                pending.append(asyncio.ensure_future(file_scorer.score_async(item)))
+                await asyncio.sleep(0)  # let the new run's calls start
+                while pending and (pending[0].done() or len(pending) >= _JUDGED_IN_FLIGHT):
+                    take(await pending.popleft())
+        while pending:
+            take(await pending.popleft())
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await scorers.aclose()
 
 
 @dataclass(slots=True)
@@ -209,7 +249,19 @@ class _FileScorer:
         """Score one run (or record one unreadable input) and write its report."""
         known = len(self.scenarios.problems)
         outcome, key = _score_item(item, self.scenarios, self.scorers, self.default, self.every_run)
-        problems = self.scenarios.problems[known:]
+        return self._written(outcome, key, self.scenarios.problems[known:])
+
+    async def score_async(self, item: Trajectory | ReadProblem) -> _Scored:
+        """`score` for scorers that ask a model: many runs wait for their verdicts together."""
+        known = len(self.scenarios.problems)
+        outcome, key = await _score_item_async(
+            item, self.scenarios, self.scorers, self.default, self.every_run
+        )
+        return self._written(outcome, key, self.scenarios.problems[known:])
+
+    def _written(
+        self, outcome: CaseResult | NotScored, key: str | None, problems: list[ReadProblem]
+    ) -> _Scored:
         if isinstance(outcome, CaseResult):
             report, line = render(outcome)
             # The rendered report holds the per-key records; the summary needs none of them.
@@ -329,46 +381,98 @@ def _scored_files(
 
 
 class _Scorers:
-    """Scorers built once per name; an unknown name is remembered as an error, not re-raised."""
+    """Scorers built once per name; a name that cannot be built is remembered as an error on
+    every run that asks for it, not raised."""
 
     def __init__(self, options: Mapping[str, Mapping[str, Any]]) -> None:
         self._options = options
         self._built: dict[str, Scorer | str] = {}
 
     def get(self, name: str) -> Scorer:
+        """The scorer `name`, built on first use.
+
+        Raises:
+            UnknownScorerError: no such scorer, or it cannot be built with these options.
+        """
         built = self._built.get(name)
         if built is None:
-            built = create_scorer(name, **self._options.get(name, {}))
+            try:
+                built = create_scorer(name, **self._options.get(name, {}))
+            except UnknownScorerError as exc:
+                built = str(exc)
+            except (TypeError, ValueError, ModelError) as exc:
+                built = f"cannot use scorer {name!r}: {exc}"
             self._built[name] = built
         if isinstance(built, str):
             raise UnknownScorerError(built)
         return built
 
+    def uses_models(self) -> bool:
+        """Whether scorers ask a model: one built so far has `score_async`, or one is
+        configured with a `model` (a scenario may name it later)."""
+        return any(hasattr(scorer, "score_async") for scorer in self._built.values()) or any(
+            "model" in options for options in self._options.values()
+        )
+
     def score(self, name: str, case: Case, run: Trajectory) -> Score:
         try:
             scorer = self.get(name)
         except UnknownScorerError as exc:
-            self._built[name] = str(exc)
             return Score.error(name, str(exc), {"reason": "unknown_scorer"})
         try:
             return scorer(case, run)
         except Exception as exc:  # a scorer bug must not lose the other runs' results
-            return Score.error(
-                name,
-                f"scorer raised {type(exc).__name__}: {exc}"[:500],
-                {"reason": "scorer_exception"},
-            )
+            return _scorer_exception(name, exc)
+
+    async def score_async(self, name: str, case: Case, run: Trajectory) -> Score:
+        """Like `score`, awaiting scorers that ask a model so that many runs wait together."""
+        try:
+            scorer = self.get(name)
+        except UnknownScorerError as exc:
+            return Score.error(name, str(exc), {"reason": "unknown_scorer"})
+        judged = getattr(scorer, "score_async", None)
+        try:
+            if judged is not None:
+                score: Score = await judged(case, run)
+                return score
+            return scorer(case, run)
+        except Exception as exc:  # a scorer bug must not lose the other runs' results
+            return _scorer_exception(name, exc)
+
+    async def aclose(self) -> None:
+        """Close the model clients of the scorers that ask a model."""
+        for scorer in self._built.values():
+            close = getattr(scorer, "aclose", None)
+            if close is not None:
+                await close()
 
 
-def _score_item(
+def _scorer_exception(name: str, exc: Exception) -> Score:
+    return Score.error(
+        name, f"scorer raised {type(exc).__name__}: {exc}"[:500], {"reason": "scorer_exception"}
+    )
+
+
+@dataclass(slots=True)
+class _Joined:
+    """A run joined to its scenario, with the names of the scorers to run on it."""
+
+    run: Trajectory
+    key: str
+    case: Case
+    names: tuple[str, ...]
+    failure: Score | None = None
+    """Set when the ground truth is unusable: the run's score, no scorer is asked."""
+
+
+def _join(
     item: Trajectory | ReadProblem,
     scenarios: ScenarioIndex,
-    scorers: _Scorers,
     default: str,
-    every_run: tuple[str, ...] = (),
-) -> tuple[CaseResult | NotScored, str | None]:
+    every_run: tuple[str, ...],
+) -> _Joined | NotScored:
     if isinstance(item, ReadProblem):
-        return NotScored("unreadable", item.reason, source=item.source), None
+        return NotScored("unreadable", item.reason, source=item.source)
     key = _join_key(item, scenarios)
     if key is None:
         tried = ", ".join(repr(k) for k in _candidate_ids(item)) or "none"
@@ -378,36 +482,70 @@ def _score_item(
             source=item.source,
             run_id=item.run_id,
             scenario_id=item.scenario_id,
-        ), None
+        )
     case = scenarios.get(key, with_question=item.question is None)
-    parts: list[Score] = []
     if isinstance(case, ReadProblem):
-        score = Score.error(
+        failure = Score.error(
             "+".join(every_run or (default,)),
             f"ground truth unusable: {case.reason}",
             {"reason": "bad_ground_truth"},
         )
-        case = Case(id=scenarios.case_id(key), source=case.source)
-    elif len(every_run) > 1:
-        parts = [scorers.score(name, case, item) for name in every_run]
-        score = combine_scores(parts)
+        return _Joined(item, key, Case(id=scenarios.case_id(key), source=case.source), (), failure)
+    names = every_run or (case.scoring_method or default,)
+    return _Joined(item, key, case, names)
+
+
+def _result(joined: _Joined, scores: list[Score]) -> CaseResult:
+    run, case = joined.run, joined.case
+    if joined.failure is not None:
+        score, parts = joined.failure, []
+    elif len(scores) > 1:
+        score, parts = combine_scores(scores), scores
     else:
-        name = every_run[0] if every_run else case.scoring_method or default
-        score = scorers.score(name, case, item)
-    result = CaseResult(
+        score, parts = scores[0], []
+    return CaseResult(
         scenario_id=case.id,
-        run_id=item.run_id,
-        runner=item.runner,
-        model=item.model,
-        question=item.question if item.question is not None else case.question,
-        answer=item.answer,
+        run_id=run.run_id,
+        runner=run.runner,
+        model=run.model,
+        question=run.question if run.question is not None else case.question,
+        answer=run.answer,
         score=score,
-        ops=ops_metrics(item),
+        ops=ops_metrics(run),
         scenario_type=case.type,
-        source=item.source,
+        source=run.source,
         scores=parts,
     )
-    return result, key
+
+
+def _score_item(
+    item: Trajectory | ReadProblem,
+    scenarios: ScenarioIndex,
+    scorers: _Scorers,
+    default: str,
+    every_run: tuple[str, ...] = (),
+) -> tuple[CaseResult | NotScored, str | None]:
+    joined = _join(item, scenarios, default, every_run)
+    if isinstance(joined, NotScored):
+        return joined, None
+    scores = [scorers.score(name, joined.case, joined.run) for name in joined.names]
+    return _result(joined, scores), joined.key
+
+
+async def _score_item_async(
+    item: Trajectory | ReadProblem,
+    scenarios: ScenarioIndex,
+    scorers: _Scorers,
+    default: str,
+    every_run: tuple[str, ...] = (),
+) -> tuple[CaseResult | NotScored, str | None]:
+    joined = _join(item, scenarios, default, every_run)
+    if isinstance(joined, NotScored):
+        return joined, None
+    scores = await asyncio.gather(
+        *(scorers.score_async(name, joined.case, joined.run) for name in joined.names)
+    )
+    return _result(joined, list(scores)), joined.key
 
 
 def _candidate_ids(run: Trajectory) -> list[str]:

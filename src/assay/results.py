@@ -234,6 +234,9 @@ class RunSummary:
     """The lowest-scoring failed runs (at most ten), lowest first."""
     by_scorer: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Scored, passed, pass rate and mean score per scorer (each part when several ran)."""
+    judge_usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per judge model: calls (and how many came from the cache), tokens and cost — what
+    judging cost, apart from what the agents' runs cost (`ops`)."""
     red_flags: dict[str, Any] = field(default_factory=dict)
     """`figures` (tool selection accuracy, context overflow rate, scenario pass rate, average
     latency, escalation rate; None when not measured) and the `flags` they raise."""
@@ -255,6 +258,7 @@ class RunSummary:
             "by_scenario_type": self.by_scenario_type,
             "by_runner_model": self.by_runner_model,
             "by_scorer": self.by_scorer,
+            "judge_usage": self.judge_usage,
             "red_flags": self.red_flags,
             "ops": self.ops,
             "metrics_mean": self.metrics_mean,

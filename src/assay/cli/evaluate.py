@@ -115,6 +115,96 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="trajectory: how call arguments compare, for scenarios that do not say "
         "(default: superset, the arguments given must match)",
     )
+    judges = parser.add_argument_group(
+        "judges",
+        "for the model-judged scorers (llm_judge, rubric, trajectory_judge, safety, "
+        "factuality, hallucination); no model is called unless --judge-model is given",
+    )
+    judges.add_argument(
+        "--judge-model",
+        metavar="PROVIDER/MODEL",
+        help="the judge model, e.g. openai/gpt-4.1-mini or litellm_proxy/Azure/gpt-5-mini; "
+        "base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY, LITELLM_BASE_URL / "
+        "LITELLM_API_KEY, or <PROVIDER>_BASE_URL / <PROVIDER>_API_KEY",
+    )
+    judges.add_argument("--judge-base-url", metavar="URL", help="the judge server's API root")
+    judges.add_argument(
+        "--judge-samples",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="ask each question N times, in parallel (default 1)",
+    )
+    judges.add_argument(
+        "--judge-aggregation",
+        choices=("mean", "majority"),
+        default="mean",
+        help="combine samples by mean score, or by majority of passes (a tie fails)",
+    )
+    judges.add_argument(
+        "--judge-concurrency",
+        type=_positive,
+        metavar="N",
+        help="judge calls open at once (default 8)",
+    )
+    judges.add_argument(
+        "--judge-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="seconds per judge call attempt (default 60)",
+    )
+    judges.add_argument(
+        "--judge-retries",
+        type=_workers,
+        metavar="N",
+        help="retries after 429, 5xx and timeouts (default 4)",
+    )
+    judges.add_argument(
+        "--judge-budget-usd",
+        type=_seconds,
+        metavar="USD",
+        help="stop starting judge calls once they have cost this much (estimated)",
+    )
+    judges.add_argument(
+        "--judge-budget-tokens",
+        type=_positive,
+        metavar="N",
+        help="stop starting judge calls once they have used this many tokens",
+    )
+    judges.add_argument(
+        "--allow-self-judge",
+        action="store_true",
+        help="let the judge model score runs its own model produced",
+    )
+    judges.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="where judge replies are cached (default: $ASSAY_CACHE_DIR or ~/.cache/assay)",
+    )
+    cache = judges.add_mutually_exclusive_group()
+    cache.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_const",
+        const="off",
+        default="read_write",
+        help="neither read nor write the judge cache",
+    )
+    cache.add_argument(
+        "--replay",
+        dest="cache",
+        action="store_const",
+        const="replay",
+        help="answer judges from the cache only; a reply not cached is an error (for CI)",
+    )
+    cache.add_argument(
+        "--refresh-cache",
+        dest="cache",
+        action="store_const",
+        const="refresh",
+        help="ask the judge again and overwrite cached replies",
+    )
     parser.add_argument(
         "--red-flag",
         dest="red_flags",
@@ -161,6 +251,58 @@ def _red_flag(text: str) -> tuple[str, float | None]:
     if number != number or number in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"not a finite number: {value!r}")
     return name, number
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+_JUDGES = ("llm_judge", "rubric", "trajectory_judge", "safety", "factuality", "hallucination")
+
+
+def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Options of every judge scorer, from the judge flags (none without --judge-model)."""
+    if not args.judge_model:
+        return {}
+    from assay.models.budget import Budget
+
+    budget = None
+    if args.judge_budget_usd is not None or args.judge_budget_tokens is not None:
+        budget = Budget(max_tokens=args.judge_budget_tokens, max_cost_usd=args.judge_budget_usd)
+    client: dict[str, Any] = {"cache": args.cache, "budget": budget}
+    for option, value in (
+        ("base_url", args.judge_base_url),
+        ("cache_dir", args.cache_dir),
+        ("timeout_s", args.judge_timeout),
+        ("max_retries", args.judge_retries),
+        ("max_concurrency", args.judge_concurrency),
+    ):
+        if value is not None:
+            client[option] = value
+    shared = {
+        "model": args.judge_model,
+        "num_samples": args.judge_samples,
+        "aggregation": args.judge_aggregation,
+        "allow_self_judge": args.allow_self_judge,
+        "client_options": client,
+    }
+    return {name: dict(shared) for name in _JUDGES}
 
 
 def _workers(text: str) -> int:
@@ -216,6 +358,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for name, chosen in (("static_json", static_options), ("trajectory", trajectory_options))
         if chosen
     }
+    scorer_options.update(_judge_options(args))
     thresholds = None
     if args.red_flags:
         from assay.reports.red_flags import RedFlagThresholds

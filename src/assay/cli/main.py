@@ -10,11 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
 from assay.cli.exit_codes import ExitCode
 
-_SUBCOMMANDS = {"evaluate": evaluate_command, "convert": convert_command}
+_SUBCOMMANDS = {"evaluate": evaluate_command, "convert": convert_command, "cache": cache_command}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,6 +75,7 @@ class SummaryBuilder:
         self._by_type: dict[str, _Group] = {}
         self._by_runner_model: dict[str, _Group] = {}
         self._by_scorer: dict[str, _Group] = {}
+        self._judge_usage: dict[str, dict[str, Any]] = {}
         self._metric_sums: dict[str, dict[str, float]] = {}
         self._metric_counts: Counter[str] = Counter()
         self._durations = array("d")  # 8 bytes a run, not a float object each
@@ -110,6 +111,9 @@ class SummaryBuilder:
         self._by_runner_model.setdefault(key, _Group()).add(score)
         for part in result.parts():
             self._by_scorer.setdefault(part.scorer, _Group()).add(part)
+            judge = part.details.get("judge")
+            if isinstance(judge, dict):
+                self._add_judge_usage(judge)
             if part.status is ScoreStatus.SCORED:
                 sums = self._metric_sums.setdefault(part.scorer, {})
                 self._metric_counts[part.scorer] += 1
@@ -145,6 +149,29 @@ class SummaryBuilder:
             self._durations.append(ops.duration_ms)
         if ops.est_cost_usd is not None:
             self._cost_total = (self._cost_total or 0.0) + ops.est_cost_usd
+
+    def _add_judge_usage(self, usage: dict[str, Any]) -> None:
+        # What judging cost, per judge model: kept apart from what the agents' runs cost.
+        model = str(usage.get("model") or "(unknown model)")
+        totals = self._judge_usage.setdefault(
+            model,
+            {
+                "calls": 0,
+                "cached_calls": 0,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cost_usd": 0.0,
+            },
+        )
+        for key in ("calls", "cached_calls", "input_tokens", "output_tokens"):
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                totals[key] += value
+        cost = usage.get("cost_usd")
+        if cost is None or totals["cost_usd"] is None:
+            totals["cost_usd"] = None  # one call of unknown price makes the total unknown
+        else:
+            totals["cost_usd"] = round(totals["cost_usd"] + float(cost), 6)
 
     def _note_failure(self, result: CaseResult) -> None:
         # Only the worst few are kept (a bounded heap), for the console: every failure is in
@@ -228,6 +255,7 @@ class SummaryBuilder:
             by_runner_model={k: g.report() for k, g in sorted(self._by_runner_model.items())},
             by_scorer=by_scorer,
             red_flags={"figures": figures, "flags": flags},
+            judge_usage=self._judge_usage,
             ops=ops,
             metrics_mean=means,
             not_scored=self._not_scored,

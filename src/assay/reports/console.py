@@ -140,6 +140,14 @@ def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = Fal
             )
         console.print(scorers)
 
+    for model, usage in summary.judge_usage.items():
+        cost = "cost unknown" if usage["cost_usd"] is None else f"${usage['cost_usd']:.4f}"
+        console.print(
+            f"judge {model}: {usage['calls']} calls ({usage['cached_calls']} from the cache), "
+            f"{usage['input_tokens'] + usage['output_tokens']:,} tokens, {cost}",
+            markup=False,
+        )
+
     flags = summary.red_flags.get("flags", [])
     raised = [flag for flag in flags if flag["status"] == "raised"]
     unmeasured = [flag["metric"] for flag in flags if flag["status"] == "not_measured"]

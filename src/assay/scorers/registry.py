@@ -37,6 +37,12 @@ _REGISTRY: dict[str, ScorerFactory] = {}
 _BUILTIN_MODULES = {
     "static_json": "assay.scorers.static_json",
     "trajectory": "assay.scorers.trajectory",
+    "llm_judge": "assay.scorers.judges",
+    "rubric": "assay.scorers.judges",
+    "trajectory_judge": "assay.scorers.judges",
+    "safety": "assay.scorers.judges",
+    "factuality": "assay.scorers.judges",
+    "hallucination": "assay.scorers.judges",
     "max_turns": "assay.scorers.checks",
     "token_budget": "assay.scorers.checks",
     "response_contains": "assay.scorers.checks",

@@ -99,6 +99,7 @@ class Unparsable:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
+
 Steps = list[tuple[Call, ...]]
 
 

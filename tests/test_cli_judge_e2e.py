@@ -1,0 +1,216 @@
+"""End-to-end: `assay evaluate` with judges, talking to a real chat-completions server.
+
+The server (tests/chat_server.py) runs on 127.0.0.1 in this process; the `assay` console script
+runs as a subprocess and reaches it over a socket through `LOCAL_BASE_URL`, exactly as it would
+reach a vLLM server or a LiteLLM proxy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from chat_server import ChatServer, RecordedRequest, Reply
+from test_cli_evaluate_e2e import (
+    explain,
+    make_run,
+    read_aggregate,
+    read_results,
+    reports_by_run_id,
+    write_json,
+)
+
+JUDGE = "local/judge-1"
+
+
+def judge_cli(
+    server: ChatServer | None, tmp_path: Path, *args: Any
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "COLUMNS": "2000",
+        "NO_COLOR": "1",
+        "ASSAY_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    env.pop("LOCAL_BASE_URL", None)
+    if server is not None:
+        env["LOCAL_BASE_URL"] = server.base_url
+    script = Path(sys.executable).parent / "assay"
+    return subprocess.run(
+        [str(script), "evaluate", *(str(a) for a in args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def write_inputs(tmp_path: Path) -> tuple[Path, Path]:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "right.json", make_run("right", "1", "Three pumps failed: P-1, P-2, P-3."))
+    write_json(runs / "wrong.json", make_run("wrong", "1", "Two pumps failed."))
+    write_json(runs / "silent.json", make_run("silent", "1", None))
+    write_json(
+        gt / "scenarios.json",
+        [{"id": "1", "text": "How many pumps failed?", "characteristic_form": "three pumps"}],
+    )
+    return runs, gt
+
+
+def grade(request: RecordedRequest) -> Reply:
+    """A judge that passes answers saying 'Three' and fails the rest."""
+    prompt = request.body["messages"][-1]["content"]
+    right = "Three pumps" in prompt
+    return Reply.ok(
+        {"score": 1.0 if right else 0.0, "passed": right, "rationale": "counted the pumps"},
+        input_tokens=200,
+        output_tokens=30,
+    )
+
+
+def evaluate_with_judge(
+    server: ChatServer | None, tmp_path: Path, reports: str, *extra: Any
+) -> subprocess.CompletedProcess[str]:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    return judge_cli(
+        server,
+        tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / reports,
+        "--scorer", "llm_judge", "--judge-model", JUDGE, *extra,
+    )  # fmt: skip
+
+
+def test_judge_verdicts_usage_and_a_cached_rerun(chat_server: ChatServer, tmp_path: Path) -> None:
+    write_inputs(tmp_path)
+    chat_server.handler = grade
+    proc = evaluate_with_judge(chat_server, tmp_path, "first")
+    assert proc.returncode == 0, explain(proc)
+    by_run = reports_by_run_id(tmp_path / "first")
+    assert by_run["right"]["score"]["passed"] is True
+    assert by_run["wrong"]["score"]["passed"] is False
+    assert by_run["silent"]["score"]["status"] == "unscored"  # no answer: not judged
+    assert len(chat_server.requests) == 2
+    body = chat_server.requests[0].body
+    assert body["model"] == "judge-1"
+    assert body["response_format"]["type"] == "json_schema"
+    aggregate = read_aggregate(tmp_path / "first")
+    assert aggregate["totals"]["scored"] == 2 and aggregate["totals"]["unscored"] == 1
+    assert aggregate["judge_usage"][JUDGE]["calls"] == 2
+    assert aggregate["judge_usage"][JUDGE]["input_tokens"] == 400
+    assert f"judge {JUDGE}: 2 calls (0 from the cache)" in proc.stdout
+
+    again = evaluate_with_judge(chat_server, tmp_path, "second")
+    assert again.returncode == 0, explain(again)
+    assert len(chat_server.requests) == 2  # every verdict came from the cache
+    cached = read_aggregate(tmp_path / "second")["judge_usage"][JUDGE]
+    assert (cached["calls"], cached["cached_calls"], cached["cost_usd"]) == (2, 2, 0.0)
+    first_lines = [line["score"] for line in read_results(tmp_path / "first")]
+    second_lines = [line["score"] for line in read_results(tmp_path / "second")]
+    for first, second in zip(first_lines, second_lines, strict=True):
+        assert (first["score"], first["passed"]) == (second["score"], second["passed"])
+
+
+def test_faults_become_unscored_runs_with_their_reasons(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    limited: list[str] = []
+
+    def faulty(request: RecordedRequest) -> Reply:
+        prompt = request.body["messages"][-1]["content"]
+        if "Three pumps" in prompt or "cannot be used" in prompt:
+            return Reply.ok("this is not json")  # the right answer's judge never makes sense
+        if not limited:
+            limited.append("once")
+            return Reply.rate_limited(retry_after=0)  # the wrong answer's first try: a 429
+        return Reply.ok({"score": 0.0, "passed": False, "rationale": "two is wrong"})
+
+    chat_server.handler = faulty
+    proc = evaluate_with_judge(chat_server, tmp_path, "faults", "--no-cache")
+    assert proc.returncode == 0, explain(proc)
+    by_run = reports_by_run_id(tmp_path / "faults")
+    right = by_run["right"]["score"]
+    assert right["status"] == "unscored" and right["score"] is None
+    assert right["details"]["reason"] == "invalid_verdict"
+    assert right["details"]["raw_replies"] == ["this is not json", "this is not json"]
+    assert by_run["wrong"]["score"]["passed"] is False  # the 429 was retried
+    assert [reply.status for reply in chat_server.replies].count(429) == 1
+    totals = read_aggregate(tmp_path / "faults")["totals"]
+    assert totals["scored"] == 1 and totals["pass_rate"] == 0.0  # the unscored run is apart
+
+
+def test_a_judge_that_times_out_is_unscored(chat_server: ChatServer, tmp_path: Path) -> None:
+    write_inputs(tmp_path)
+    chat_server.default = Reply.ok({"score": 1, "passed": True, "rationale": "x"}).after(2.0)
+    proc = evaluate_with_judge(
+        chat_server, tmp_path, "slow", "--no-cache", "--judge-timeout", "0.2",
+        "--judge-retries", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    for run_id in ("right", "wrong"):
+        score = reports_by_run_id(tmp_path / "slow")[run_id]["score"]
+        assert score["status"] == "unscored" and score["details"]["reason"] == "timeout"
+    assert len(chat_server.requests) == 4  # two attempts for each of the two runs
+
+
+def test_replay_makes_no_call_and_a_miss_is_unscored(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    proc = evaluate_with_judge(chat_server, tmp_path, "replay", "--replay")
+    assert proc.returncode == 0, explain(proc)
+    assert chat_server.requests == []
+    score = reports_by_run_id(tmp_path / "replay")["right"]["score"]
+    assert score["status"] == "unscored" and score["details"]["reason"] == "cache_miss"
+
+
+def test_a_model_does_not_judge_its_own_runs(chat_server: ChatServer, tmp_path: Path) -> None:
+    runs, _ = write_inputs(tmp_path)
+    write_json(runs / "own.json", make_run("own", "1", "Three pumps.", model=JUDGE))
+    chat_server.handler = grade
+    proc = evaluate_with_judge(chat_server, tmp_path, "own")
+    assert proc.returncode == 0, explain(proc)
+    own = reports_by_run_id(tmp_path / "own")["own"]["score"]
+    assert own["status"] == "unscored" and own["details"]["reason"] == "self_judge"
+    allowed = evaluate_with_judge(chat_server, tmp_path, "allowed", "--allow-self-judge")
+    assert reports_by_run_id(tmp_path / "allowed")["own"]["score"]["passed"] is True, explain(
+        allowed
+    )
+
+
+def test_no_server_configured_is_a_clear_usage_error(tmp_path: Path) -> None:
+    write_inputs(tmp_path)
+    proc = evaluate_with_judge(None, tmp_path, "none")
+    assert proc.returncode == 2
+    assert "LOCAL_BASE_URL" in proc.stderr
+    assert not (tmp_path / "none" / "_aggregate.json").exists()
+
+
+def test_static_json_and_a_judge_on_the_same_runs(chat_server: ChatServer, tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "a.json", make_run("a", "7", '{"count": 3}'))
+    write_json(gt / "s.json", [{"id": "7", "text": "count?", "expected_answer": '{"count": 3}'}])
+    chat_server.handler = lambda request: Reply.ok(
+        {"score": 0.5, "passed": False, "rationale": "terse"}
+    )
+    proc = judge_cli(
+        chat_server, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "both",
+        "--scorer", "static_json", "--scorer", "llm_judge", "--judge-model", JUDGE,
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    report = reports_by_run_id(tmp_path / "both")["a"]
+    assert [part["scorer"] for part in report["scores"]] == ["static_json", "llm_judge"]
+    assert report["scores"][0]["passed"] is True and report["scores"][1]["passed"] is False
+    assert report["score"]["passed"] is False
+    assert (
+        json.loads(json.dumps(read_aggregate(tmp_path / "both")["by_scorer"]))["llm_judge"][
+            "scored"
+        ]
+        == 1
+    )
