@@ -214,3 +214,31 @@ def test_static_json_and_a_judge_on_the_same_runs(chat_server: ChatServer, tmp_p
         ]
         == 1
     )
+
+
+def test_the_default_scorer_can_be_a_judge_with_the_agent_review_preset(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    criteria = {
+        "task_completion": True,
+        "data_retrieval_accuracy": True,
+        "generalized_result_verification": True,
+        "agent_sequence_correct": True,
+        "clarity_and_justification": True,
+        "hallucinations": False,
+        "suggestions": "none",
+        "rationale": "complete",
+    }
+    chat_server.handler = lambda request: Reply.ok(criteria)
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    proc = judge_cli(
+        chat_server, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "review",
+        "--scorer-default", "llm_judge", "--judge-model", JUDGE, "--judge-preset", "agent_review",
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    right = reports_by_run_id(tmp_path / "review")["right"]["score"]
+    assert right["passed"] is True and right["score"] == 1.0
+    assert right["details"]["criteria"]["hallucinations"] is False
+    assert "AGENT TRAJECTORY" in chat_server.requests[0].body["messages"][-1]["content"]

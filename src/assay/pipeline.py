@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import multiprocessing
 import os
@@ -31,7 +30,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 from assay.formats.assetopsbench import (
     ReadProblem,
@@ -42,7 +44,6 @@ from assay.formats.assetopsbench import (
 )
 from assay.formats.ids import scenario_key
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
-from assay.models.types import ModelError
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.files import write_temporary
@@ -141,6 +142,8 @@ def evaluate(
             if scorers.uses_models():
                 # Verdicts from a model take a round trip each: many runs wait at once, in one
                 # process (worker processes would only multiply connections and caches).
+                import asyncio  # only here: it costs tens of milliseconds to import
+
                 asyncio.run(_judge_files(file_scorer, run_files(), scorers, take))
             else:
                 scored = stack.enter_context(
@@ -179,6 +182,8 @@ async def _judge_files(
     take: Callable[[_Scored], None],
 ) -> None:
     """Score every run, many at a time, handing results to `take` in input order."""
+    import asyncio
+
     pending: deque[asyncio.Task[_Scored]] = deque()
     try:
         for path in files:
@@ -400,7 +405,7 @@ class _Scorers:
                 built = create_scorer(name, **self._options.get(name, {}))
             except UnknownScorerError as exc:
                 built = str(exc)
-            except (TypeError, ValueError, ModelError) as exc:
+            except Exception as exc:  # bad options, a judge without its server: said per run
                 built = f"cannot use scorer {name!r}: {exc}"
             self._built[name] = built
         if isinstance(built, str):
@@ -539,6 +544,8 @@ async def _score_item_async(
     default: str,
     every_run: tuple[str, ...] = (),
 ) -> tuple[CaseResult | NotScored, str | None]:
+    import asyncio
+
     joined = _join(item, scenarios, default, every_run)
     if isinstance(joined, NotScored):
         return joined, None

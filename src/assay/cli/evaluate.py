@@ -129,6 +129,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     judges.add_argument("--judge-base-url", metavar="URL", help="the judge server's API root")
     judges.add_argument(
+        "--judge-preset",
+        choices=("agent_review",),
+        help="llm_judge: review the whole run on six criteria (task completion, data retrieval "
+        "accuracy, result verification, step sequence, clarity, hallucinations) with suggestions",
+    )
+    judges.add_argument(
         "--judge-samples",
         type=_positive,
         default=1,
@@ -302,7 +308,10 @@ def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         "allow_self_judge": args.allow_self_judge,
         "client_options": client,
     }
-    return {name: dict(shared) for name in _JUDGES}
+    options = {name: dict(shared) for name in _JUDGES}
+    if args.judge_preset:
+        options["llm_judge"]["preset"] = args.judge_preset
+    return options
 
 
 def _workers(text: str) -> int:
