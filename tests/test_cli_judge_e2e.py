@@ -242,3 +242,14 @@ def test_the_default_scorer_can_be_a_judge_with_the_agent_review_preset(
     assert right["passed"] is True and right["score"] == 1.0
     assert right["details"]["criteria"]["hallucinations"] is False
     assert "AGENT TRAJECTORY" in chat_server.requests[0].body["messages"][-1]["content"]
+
+
+def test_a_judge_without_a_model_is_a_clear_usage_error(tmp_path: Path) -> None:
+    runs, gt = write_inputs(tmp_path)
+    proc = judge_cli(
+        None, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "r",
+        "--scorer", "llm_judge",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "a judge needs its model: give --judge-model" in proc.stderr

@@ -230,7 +230,7 @@ class _AnswerJudge(JudgeScorer):
 @register_scorer("llm_judge")
 def llm_judge(
     *,
-    model: str,
+    model: str | None = None,
     client_factory: ClientFactory | None = None,
     client_options: Mapping[str, Any] | None = None,
     preset: str | None = None,
@@ -255,7 +255,7 @@ def llm_judge(
     if preset == "agent_review":
         options.setdefault("threshold", 1.0)  # the review passes when every criterion is met
     return _AnswerJudge(
-        model=model,
+        model=_required(model),
         client_factory=_factory(model, client_factory, client_options),
         preset=preset,
         **_settings(options),
@@ -416,7 +416,7 @@ def _merge_usage(model: str, results: Sequence[Asked]) -> dict[str, Any]:
 @register_scorer("rubric")
 def rubric(
     *,
-    model: str,
+    model: str | None = None,
     rubrics: Any = None,
     client_factory: ClientFactory | None = None,
     client_options: Mapping[str, Any] | None = None,
@@ -433,7 +433,7 @@ def rubric(
         **options: As for `llm_judge`.
     """
     return _RubricJudge(
-        model=model,
+        model=_required(model),
         rubrics=rubrics,
         client_factory=_factory(model, client_factory, client_options),
         **_settings(options),
@@ -515,7 +515,7 @@ class _TrajectoryJudge(JudgeScorer):
 @register_scorer("trajectory_judge")
 def trajectory_judge(
     *,
-    model: str,
+    model: str | None = None,
     client_factory: ClientFactory | None = None,
     client_options: Mapping[str, Any] | None = None,
     **options: Any,
@@ -529,7 +529,7 @@ def trajectory_judge(
         **options: As for `llm_judge`.
     """
     return _TrajectoryJudge(
-        model=model,
+        model=_required(model),
         client_factory=_factory(model, client_factory, client_options),
         **_settings(options),
     )
@@ -623,7 +623,7 @@ class _SafetyJudge(JudgeScorer):
 @register_scorer("safety")
 def safety(
     *,
-    model: str,
+    model: str | None = None,
     categories: Sequence[str] = SAFETY_CATEGORIES,
     client_factory: ClientFactory | None = None,
     client_options: Mapping[str, Any] | None = None,
@@ -639,7 +639,7 @@ def safety(
         **options: As for `llm_judge`.
     """
     return _SafetyJudge(
-        model=model,
+        model=_required(model),
         categories=categories,
         client_factory=_factory(model, client_factory, client_options),
         **_settings(options),
@@ -731,7 +731,7 @@ class _HallucinationJudge(_ClaimsJudge):
 @register_scorer("factuality")
 def factuality(
     *,
-    model: str,
+    model: str | None = None,
     client_factory: ClientFactory | None = None,
     client_options: Mapping[str, Any] | None = None,
     **options: Any,
@@ -746,7 +746,7 @@ def factuality(
     """
     options.setdefault("threshold", 1.0)
     return _ClaimsJudge(
-        model=model,
+        model=_required(model),
         client_factory=_factory(model, client_factory, client_options),
         **_settings(options),
     )
@@ -755,7 +755,7 @@ def factuality(
 @register_scorer("hallucination")
 def hallucination(
     *,
-    model: str,
+    model: str | None = None,
     client_factory: ClientFactory | None = None,
     client_options: Mapping[str, Any] | None = None,
     **options: Any,
@@ -765,15 +765,25 @@ def hallucination(
     """
     options.setdefault("threshold", 1.0)
     return _HallucinationJudge(
-        model=model,
+        model=_required(model),
         client_factory=_factory(model, client_factory, client_options),
         **_settings(options),
     )
 
 
+def _required(model: str | None) -> str:
+    if not model:
+        raise ValueError(
+            "a judge needs its model: give --judge-model PROVIDER/MODEL "
+            "(e.g. openai/gpt-4.1-mini), or model=... from Python"
+        )
+    return model
+
+
 def _factory(
-    model: str, given: ClientFactory | None, client_options: Mapping[str, Any] | None
+    model: str | None, given: ClientFactory | None, client_options: Mapping[str, Any] | None
 ) -> ClientFactory:
+    model = _required(model)
     if given is not None:
         return given
     from assay.scorers._judge_client import default_client_factory
