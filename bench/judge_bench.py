@@ -220,7 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         if SECTION not in text:
             text = text.rstrip("\n") + f"\n\n{SECTION}\n\n" + JUDGE_METHOD + block
         else:
-            text = text.rstrip("\n") + "\n" + block
+            # At the end of this section: run_bench.py appends its own results to the file.
+            start = text.index(f"\n{SECTION}\n")
+            end = text.find("\n## ", start + 1)
+            end = len(text) if end < 0 else end
+            text = text[:end].rstrip("\n") + "\n" + block + text[end:]
         README.write_text(text, encoding="utf-8")
     if problems:
         return 2
