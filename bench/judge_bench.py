@@ -158,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="append the table to README.md")
     args = parser.parse_args(argv)
 
+    # Import the client stack first: the clock measures judging, not module loading.
+    import assay.models.cache
+    import assay.models.openai_compat
+    import assay.scorers.judges  # noqa: F401
+
     server = Server(args.latency)
     base_url = f"http://127.0.0.1:{server.port}/v1"
     try:
@@ -235,7 +240,8 @@ JUDGE_METHOD = """\
 `judge_bench.py` measures what judging costs in time: the real `llm_judge` scorer, with the
 real HTTP client and the real SQLite cache (in a fresh temporary directory), judges 1,000
 different runs, all started at once, against a chat-completions server in a child process that
-answers each request after 50 ms. The client holds itself to 32 open calls. The ideal is
+answers each request after 50 ms. The clock starts after the modules are imported (building
+the scorer and its client is inside it). The client holds itself to 32 open calls. The ideal is
 calls x latency / concurrency (1.5625 s); the target is within 1.2x of it. Then the same
 1,000 runs are judged again, and every verdict must come from the cache with no request
 reaching the server; the target is under 1 s. Run it with `python bench/judge_bench.py

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import math
+import os
 import random
 import ssl
 import time
@@ -41,6 +42,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
+from assay.models._streams import ReplyTooLargeError, StreamError, StreamPool, Target
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.types import (
     ChatRequest,
@@ -69,6 +71,13 @@ Sleep = Callable[[float], Awaitable[None]]
 
 Jitter = Callable[[], float]
 """Source of jitter: a number in [0, 1), `random.random` unless a test injects another."""
+
+
+def _proxies_configured() -> bool:
+    """Whether the environment names an HTTP proxy (httpx honours these; the lean path does
+    not)."""
+    names = ("http_proxy", "https_proxy", "all_proxy")
+    return any(os.environ.get(name) or os.environ.get(name.upper()) for name in names)
 
 
 _CALLS_PER_POOL = 4
@@ -198,6 +207,10 @@ class OpenAICompatibleClient:
         self._sleep = sleep
         self._jitter = jitter
         self._transport = transport
+        self._lean: StreamPool | None = None
+        self._lean_ok = transport is None and not _proxies_configured()
+        """Requests go over the lean stream path unless a transport is given or the
+        environment names a proxy (then httpx, which knows how to use one)."""
         self._pools: list[httpx.AsyncClient] = []
         self._loads: list[int] = []  # requests in flight on each pool
         self._ssl: ssl.SSLContext | None = None
@@ -226,6 +239,9 @@ class OpenAICompatibleClient:
     async def aclose(self) -> None:
         """Close the connections. The client cannot be used afterwards."""
         self._closed = True
+        lean, self._lean = self._lean, None
+        if lean is not None:
+            await lean.aclose()
         pools, self._pools, self._loads = self._pools, [], []
         for http in pools:
             await http.aclose()
@@ -263,10 +279,10 @@ class OpenAICompatibleClient:
             self._admit(request)
             started = time.perf_counter()
             attempts = 0
-            pool = self._take_pool()
+            pool = -1 if self._lean_ok else self._take_pool()
             try:
                 body = self._encode(request)
-                http = self._pools[pool]
+                http = self._pools[pool] if pool >= 0 else None
                 failure: _Failure | None = None
                 while True:
                     if failure is not None:
@@ -293,7 +309,8 @@ class OpenAICompatibleClient:
                 self.usage.record_error(model, err, attempts)
                 raise
             finally:
-                self._loads[pool] -= 1
+                if pool >= 0:
+                    self._loads[pool] -= 1
             # Counted before the slot is released, so the next call in line sees the spend.
             self.usage.record(model, response)
             if self.budget is not None:
@@ -338,25 +355,14 @@ class OpenAICompatibleClient:
 
     def _client(self) -> httpx.AsyncClient:
         """A new connection pool with the client's headers and timeout."""
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": "assay",
-            **self._extra_headers,
-        }
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
         # The per-model semaphores bound the requests in flight; the pool must not become
         # a second, hidden limit whose waits would count against an attempt's timeout.
-        if self._ssl is None:
-            # One certificate store for all the pools: loading it costs tens of milliseconds.
-            self._ssl = httpx.create_ssl_context()
         return httpx.AsyncClient(
-            headers=headers,
+            headers=self._headers(),
             timeout=httpx.Timeout(self.timeout),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
             transport=self._transport,
-            verify=self._ssl,
+            verify=self._ssl_context(),
         )
 
     def _encode(self, request: ChatRequest) -> bytes:
@@ -385,13 +391,19 @@ class OpenAICompatibleClient:
             raise ModelError(f"{request.model}: the request cannot be sent as JSON: {exc}") from exc
 
     async def _attempt(
-        self, http: httpx.AsyncClient, request: ChatRequest, body: bytes
+        self, http: httpx.AsyncClient | None, request: ChatRequest, body: bytes
     ) -> tuple[str, TokenUsage, str] | _Failure:
         """One HTTP attempt: the parsed reply, a failure worth retrying, or a raised error."""
+        headers: Mapping[str, str]
         try:
-            status, headers, raw = await self._post(http, body, request.model)
+            if http is None:
+                status, headers, raw = await self._post_lean(body, request.model)
+            else:
+                status, headers, raw = await self._post(http, body, request.model)
         except (TimeoutError, httpx.TimeoutException):
             return _Failure("timeout", f"no reply within {self.timeout:g} s")
+        except StreamError as exc:
+            return _Failure("connection", self._redact(str(exc)))
         except httpx.UnsupportedProtocol as exc:
             raise ModelConfigError(
                 f"{request.model}: cannot call {self._url_for_humans}: {exc}"
@@ -437,6 +449,49 @@ class OpenAICompatibleClient:
                     )
                 chunks.append(chunk)
             return reply.status_code, reply.headers, b"".join(chunks)
+
+    async def _post_lean(self, body: bytes, model: str) -> tuple[int, dict[str, str], bytes]:
+        if self._lean is None:
+            parts = urlsplit(self.url)
+            scheme = parts.scheme
+            port = parts.port or (443 if scheme == "https" else 80)
+            path = parts.path or "/"
+            if parts.query:
+                path += "?" + parts.query
+            self._lean = StreamPool(
+                Target(scheme, parts.hostname or "", port, path),
+                self._ssl_context,
+                max_body=self.max_response_bytes,
+            )
+            self._lean_headers = [
+                (name.lower().encode("latin-1"), value.encode("latin-1"))
+                for name, value in self._headers().items()
+            ]
+        async with asyncio.timeout(self.timeout):
+            try:
+                return await self._lean.post(self._lean_headers, body)
+            except ReplyTooLargeError as exc:
+                raise ModelResponseError(
+                    f"{model}: reply body is over {self.max_response_bytes} bytes "
+                    f"(HTTP {exc.args[0]}); not read further"
+                ) from None
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            # One certificate store per client: loading it costs tens of milliseconds.
+            self._ssl = httpx.create_ssl_context()
+        return self._ssl
+
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "assay",
+            **self._extra_headers,
+        }
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
 
     def _parse(self, model: str, raw: bytes) -> tuple[str, TokenUsage, str]:
         try:
