@@ -253,3 +253,19 @@ def test_a_judge_without_a_model_is_a_clear_usage_error(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 2
     assert "a judge needs its model: give --judge-model" in proc.stderr
+
+
+def test_a_price_table_of_ones_own_prices_the_judge(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    chat_server.handler = grade
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"judge-1": [1.0, 2.0]}))
+    proc = evaluate_with_judge(chat_server, tmp_path, "priced", "--judge-prices", prices)
+    assert proc.returncode == 0, explain(proc)
+    usage = read_aggregate(tmp_path / "priced")["judge_usage"][JUDGE]
+    assert usage["cost_usd"] == round(2 * (200 * 1.0 + 30 * 2.0) / 1_000_000, 6)
+    prices.write_text('{"judge-1": [1.0]}')
+    bad = evaluate_with_judge(chat_server, tmp_path, "bad", "--judge-prices", prices)
+    assert bad.returncode == 2 and "[input, output]" in bad.stderr

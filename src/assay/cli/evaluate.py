@@ -178,6 +178,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="stop starting judge calls once they have used this many tokens",
     )
     judges.add_argument(
+        "--judge-prices",
+        type=_prices,
+        metavar="FILE",
+        help='a JSON file of USD per million tokens by model, {"model": [input, output]}, '
+        "added to (or replacing entries of) the built-in price table",
+    )
+    judges.add_argument(
         "--allow-self-judge",
         action="store_true",
         help="let the judge model score runs its own model produced",
@@ -259,6 +266,33 @@ def _red_flag(text: str) -> tuple[str, float | None]:
     return name, number
 
 
+def _prices(text: str) -> dict[str, tuple[float, float]]:
+    import orjson
+
+    try:
+        data = orjson.loads(Path(text).read_bytes())
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {text}: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"{text} is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise argparse.ArgumentTypeError(f"{text}: expected an object of model: [input, output]")
+    prices: dict[str, tuple[float, float]] = {}
+    for model, pair in data.items():
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in pair
+            )
+        ):
+            raise argparse.ArgumentTypeError(
+                f"{text}: {model!r} must be [input, output] USD per million tokens"
+            )
+        prices[model] = (float(pair[0]), float(pair[1]))
+    return prices
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -298,6 +332,7 @@ def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         ("timeout_s", args.judge_timeout),
         ("max_retries", args.judge_retries),
         ("max_concurrency", args.judge_concurrency),
+        ("prices", args.judge_prices),
     ):
         if value is not None:
             client[option] = value

@@ -21,10 +21,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from assay.models.openai_compat import OpenAICompatibleClient
 from assay.models.types import ModelConfigError
+
+if TYPE_CHECKING:
+    from assay.models.litellm_client import LiteLLMClient
 
 __all__ = ["OPENAI_DEFAULT_BASE_URL", "client_for", "provider_env_names"]
 
@@ -55,6 +58,10 @@ def provider_env_names(provider: str) -> tuple[str, str]:
     return f"{prefix}_BASE_URL", f"{prefix}_API_KEY"
 
 
+LITELLM_PREFIX = "litellm/"
+"""Judge models named with this prefix are asked through the LiteLLM library."""
+
+
 def client_for(
     model: str,
     *,
@@ -62,8 +69,11 @@ def client_for(
     api_key: str | None = None,
     env: Mapping[str, str] | None = None,
     **options: Any,
-) -> OpenAICompatibleClient:
+) -> OpenAICompatibleClient | LiteLLMClient:
     """A client for `model`'s provider, configured from the arguments and the environment.
+
+    `litellm/<model>` goes through the LiteLLM library (the `litellm` extra) for providers
+    that do not speak the OpenAI protocol; every other name through the HTTP client.
 
     Args:
         model: `provider/model`, e.g. `openai/gpt-4.1-mini` or
@@ -93,6 +103,16 @@ def client_for(
 or pass base_url=
     """
     environ: Mapping[str, str] = os.environ if env is None else env
+    if model.strip().startswith(LITELLM_PREFIX):
+        # The LiteLLM library, in this process: it reads the provider's own variables.
+        from assay.models.litellm_client import LiteLLMClient
+
+        allowed = {"timeout", "max_retries", "max_concurrency", "prices", "budget", "usage"}
+        return LiteLLMClient(
+            api_base=base_url,
+            api_key=api_key,
+            **{key: value for key, value in options.items() if key in allowed},
+        )
     name = model.strip()
     head, sep, rest = name.partition("/")
     provider = head.strip().lower() if sep else "openai"
