@@ -269,3 +269,30 @@ def test_a_price_table_of_ones_own_prices_the_judge(
     prices.write_text('{"judge-1": [1.0]}')
     bad = evaluate_with_judge(chat_server, tmp_path, "bad", "--judge-prices", prices)
     assert bad.returncode == 2 and "[input, output]" in bad.stderr
+
+
+def test_a_scenario_can_ask_for_a_judge_by_its_scoring_method(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "a.json", make_run("a", "json", '{"n": 1}'))
+    write_json(runs / "b.json", make_run("b", "prose", "Three pumps failed."))
+    write_json(
+        gt / "s.json",
+        [
+            {"id": "json", "expected_answer": '{"n": 1}'},
+            {"id": "prose", "text": "How many?", "characteristic_form": "three",
+             "scoring_method": "llm_judge"},
+        ],
+    )  # fmt: skip
+    chat_server.handler = grade
+    proc = judge_cli(
+        chat_server, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "mixed",
+        "--judge-model", JUDGE,
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    by_run = reports_by_run_id(tmp_path / "mixed")
+    assert by_run["a"]["score"]["scorer"] == "static_json" and by_run["a"]["score"]["passed"]
+    assert by_run["b"]["score"]["scorer"] == "llm_judge" and by_run["b"]["score"]["passed"]
+    assert len(chat_server.requests) == 1
