@@ -5,10 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay import check_trajectory
+from assay import TrajectoryChecker, check_trajectory
 
 MODES = ("strict", "unordered", "subsequence", "superset", "subset")
 MIRROR = {"superset": "subset", "subset": "superset", "ignore": "ignore"}
@@ -113,3 +114,56 @@ def test_matched_missing_and_unexpected_account_for_every_call(
     flat = lambda steps: sum(len(s) if isinstance(s, list) else 1 for s in steps)  # noqa: E731
     assert details["expected_calls"] == flat(expected)
     assert details["actual_calls"] == flat(actual)
+
+
+def openai_messages(steps: list[Any]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for index, step in enumerate(steps):
+        calls = step if isinstance(step, list) else [step]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{index}-{k}",
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": call["arguments"]},
+                    }
+                    for k, call in enumerate(calls)
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": f"c{index}-0", "content": "ok"})
+    return messages
+
+
+raw_arguments = st.one_of(
+    st.none(),
+    st.sampled_from(['{"k": 1}', '{"k": 1.0}', '{"k":1,"m":2}', '{"k": true}', '{"k"', "[]"]),
+    arg_dicts.map(lambda d: orjson.dumps(d).decode()),
+)
+openai_calls = st.builds(lambda n, a: {"name": n, "arguments": a}, names, raw_arguments)
+
+
+@given(
+    st.lists(st.one_of(openai_calls, st.lists(openai_calls, min_size=1, max_size=3)), max_size=6),
+    st.lists(st.one_of(openai_calls, st.lists(openai_calls, min_size=1, max_size=3)), max_size=6),
+    st.sampled_from(["unordered", "superset", "subset"]),
+    st.sampled_from(["exact", "ignore", "subset", "superset"]),
+)
+def test_the_quick_count_agrees_with_the_general_path(
+    expected: list[Any], actual: list[Any], mode: str, args: str
+) -> None:
+    checker = TrajectoryChecker(mode=mode, args=args)
+    e_messages, a_messages = openai_messages(expected), openai_messages(actual)
+    quick = checker(e_messages, a_messages)
+    general = checker._general(e_messages, a_messages)
+    assert (quick.passed, quick.score, quick.precision, quick.recall, quick.f1) == (
+        general.passed,
+        general.score,
+        general.precision,
+        general.recall,
+        general.f1,
+    )
+    assert quick.reason == general.reason

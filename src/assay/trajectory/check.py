@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from assay.trajectory._fast import Compare, comparison, count_matches, plain_calls
 from assay.trajectory.args import compile_rules
 from assay.trajectory.match import CallMatcher, Pairs, bipartite, in_order
 from assay.trajectory.normalize import Call, Steps, to_steps
@@ -73,7 +74,7 @@ class TrajectoryMatch:
         recall: float,
         f1: float,
         mode: Mode,
-        evidence: _Evidence,
+        evidence: _Evidence | _Deferred,
     ) -> None:
         self.passed = passed
         """Whether the actual trajectory satisfies the mode."""
@@ -306,6 +307,32 @@ class _Evidence:
         return "; ".join(parts)
 
 
+class _Deferred:
+    """Evidence of a check counted on the quick path: worked out by the general path when an
+    explanation is first asked for."""
+
+    __slots__ = ("_actual", "_checker", "_expected", "_inner")
+
+    def __init__(self, checker: TrajectoryChecker, expected: Any, actual: Any) -> None:
+        self._checker = checker
+        self._expected = expected
+        self._actual = actual
+        self._inner: _Evidence | None = None
+
+    def _evidence(self) -> _Evidence:
+        if self._inner is None:
+            found = self._checker._general(self._expected, self._actual)._evidence
+            assert isinstance(found, _Evidence)
+            self._inner = found
+        return self._inner
+
+    def reason(self) -> str:
+        return self._evidence().reason()
+
+    def lists(self) -> tuple[list[dict[str, Any]], ...]:
+        return self._evidence().lists()
+
+
 class TrajectoryChecker:
     """A trajectory check with its options compiled once, to run over many pairs.
 
@@ -331,6 +358,13 @@ class TrajectoryChecker:
         self.mode: Mode = resolve_mode(mode)
         default, per_tool = compile_rules(args, overrides)
         self._matcher = CallMatcher(default, per_tool)
+        # Order-free modes with one argument mode for every tool can be counted on plain
+        # message dicts directly (`_fast`); None when they cannot.
+        self._fast: tuple[Compare | None] | None = (
+            (comparison(default.mode),)
+            if self.mode in ("unordered", "superset", "subset") and not per_tool and default.mode
+            else None
+        )
 
     def __call__(self, expected: Any, actual: Any) -> TrajectoryMatch:
         """Check `actual` against `expected` (any accepted trajectory shape).
@@ -338,6 +372,17 @@ class TrajectoryChecker:
         Raises:
             TypeError: either side is not a trajectory in any accepted shape.
         """
+        if self._fast is not None:
+            e_plain = plain_calls(expected)
+            a_plain = plain_calls(actual) if e_plain is not None else None
+            if e_plain is not None and a_plain is not None:
+                n_matched = count_matches(e_plain, a_plain, self._fast[0])
+                deferred = _Deferred(self, expected, actual)
+                return self._result(n_matched, len(e_plain), len(a_plain), deferred)
+        return self._general(expected, actual)
+
+    def _general(self, expected: Any, actual: Any) -> TrajectoryMatch:
+        """The check on any accepted shapes, with everything needed to explain it."""
         expected_steps = to_steps(expected)
         actual_steps = _keep_kinds(to_steps(actual), _kinds(expected_steps))
         mode = self.mode
@@ -351,6 +396,12 @@ class TrajectoryChecker:
             a_calls = [call for step in actual_steps for call in step]
             evidence.flat = bipartite(e_calls, a_calls, self._matcher.matches)
             n_matched = len(evidence.flat)
+        return self._result(n_matched, n_expected, n_actual, evidence)
+
+    def _result(
+        self, n_matched: int, n_expected: int, n_actual: int, evidence: _Evidence | _Deferred
+    ) -> TrajectoryMatch:
+        mode = self.mode
         precision = n_matched / n_actual if n_actual else 1.0
         recall = n_matched / n_expected if n_expected else 1.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0

@@ -1,0 +1,189 @@
+"""A quicker count for the commonest check: OpenAI-style message dicts compared in a mode that
+ignores order (`unordered`, `superset`, `subset`) with one argument mode for every tool.
+
+The general path reads calls into objects, steps and kinds; for these checks only the number
+of calls that can be paired matters, and that is counted here straight from the messages, on
+plain `(name, arguments)` tuples, with the same rules (`assay.trajectory.match`): the same
+name, arguments given nowhere or identical as text match at once, otherwise both are parsed as
+JSON and compared in the argument mode. Anything this does not read exactly as the general
+path would (a named agent, LangChain shapes, legacy function calls, odd items) returns None,
+and the general path checks that pair instead. Explanations always come from the general path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from assay.trajectory.args import contains, parse_args, same
+
+PlainCall = tuple[str, Any]
+
+_SKIPPED_ROLES = frozenset({"user", "tool", "system", "developer", "function"})
+_UNUSABLE = object()
+_UNPARSED = object()
+
+
+def plain_calls(messages: Any) -> list[PlainCall] | None:
+    """The calls of a list of OpenAI-style message dicts, or None when it is anything else.
+
+    Example:
+        >>> plain_calls([{"role": "user", "content": "hi"},
+        ...              {"role": "assistant", "tool_calls": [
+        ...                  {"function": {"name": "f", "arguments": "{}"}}]}])
+        [('f', '{}')]
+        >>> plain_calls([{"type": "ai", "content": ""}]) is None
+        True
+    """
+    if type(messages) is not list:
+        return None
+    calls: list[PlainCall] = []
+    for message in messages:
+        if type(message) is not dict:
+            return None
+        role = message.get("role")
+        if role != "assistant":
+            if role in _SKIPPED_ROLES and "lc" not in message:
+                continue
+            return None
+        if message.get("name") or "additional_kwargs" in message or "lc" in message:
+            return None  # an agent's node, or LangChain's shape: the general reader's job
+        raw_calls = message.get("tool_calls")
+        if not raw_calls:
+            if message.get("function_call") is not None:
+                return None
+            continue
+        if type(raw_calls) is not list:
+            return None
+        for raw in raw_calls:
+            function = raw.get("function") if type(raw) is dict else None
+            if type(function) is not dict:
+                return None
+            name = function.get("name")
+            if type(name) is not str:
+                return None
+            calls.append((name, function.get("arguments")))
+    return calls
+
+
+Compare = Callable[[Any, Any], bool]
+
+
+def comparison(mode: str) -> Compare | None:
+    """`(actual_args, expected_args) -> bool` for an argument mode, None for `ignore`."""
+    if mode == "ignore":
+        return None
+    if mode == "superset":
+        return contains
+    if mode == "subset":
+        return lambda got, wanted: contains(wanted, got)
+    return same
+
+
+def count_matches(
+    expected: list[PlainCall], actual: list[PlainCall], compare: Compare | None
+) -> int:
+    """The size of a maximum one-to-one matching of expected to actual calls."""
+    by_name: dict[str, list[int]] = {}
+    for index, call in enumerate(actual):
+        group = by_name.get(call[0])
+        if group is None:
+            by_name[call[0]] = [index]
+        else:
+            group.append(index)
+    wanted_by_name: dict[str, list[int]] = {}
+    for index, call in enumerate(expected):
+        group = wanted_by_name.get(call[0])
+        if group is None:
+            wanted_by_name[call[0]] = [index]
+        else:
+            group.append(index)
+    matcher = _Pairing(expected, actual, compare)
+    matched = 0
+    for name, wanted in wanted_by_name.items():
+        offered = by_name.get(name)
+        if offered is None:
+            continue
+        if len(wanted) == 1 and len(offered) == 1:
+            # One call of this name on each side: they match or nothing does.
+            matched += matcher.fits(wanted[0], offered[0])
+        else:
+            matched += matcher.search(wanted, offered)
+    return matched
+
+
+class _Pairing:
+    """Whether calls fit, with each argument text parsed once; the search for repeated names."""
+
+    __slots__ = ("actual", "compare", "expected", "parsed")
+
+    def __init__(
+        self, expected: list[PlainCall], actual: list[PlainCall], compare: Compare | None
+    ) -> None:
+        self.expected = expected
+        self.actual = actual
+        self.compare = compare
+        self.parsed: dict[str, Any] = {}
+
+    def value(self, raw: Any) -> Any:
+        if raw is None:
+            return {}
+        if type(raw) is str:
+            found = self.parsed.get(raw, _UNPARSED)
+            if found is _UNPARSED:
+                try:
+                    found = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    found = _UNUSABLE
+                self.parsed[raw] = found
+            return found
+        try:
+            return parse_args(raw)
+        except ValueError:
+            return _UNUSABLE
+
+    def fits(self, e_index: int, a_index: int) -> bool:
+        wanted_raw = self.expected[e_index][1]
+        if self.compare is None or wanted_raw is None:
+            return True
+        got_raw = self.actual[a_index][1]
+        if wanted_raw is got_raw or (type(wanted_raw) is str and wanted_raw == got_raw):
+            return True
+        wanted, got = self.value(wanted_raw), self.value(got_raw)
+        if wanted is _UNUSABLE or got is _UNUSABLE:
+            return False
+        return self.compare(got, wanted)
+
+    def search(self, wanted: list[int], offered: list[int]) -> int:
+        """Kuhn's augmenting paths between the calls of one name."""
+        owner: dict[int, int] = {}
+        options: dict[int, list[int]] = {}
+
+        def candidates(e_index: int) -> list[int]:
+            found = options.get(e_index)
+            if found is None:
+                found = [a for a in offered if self.fits(e_index, a)]
+                options[e_index] = found
+            return found
+
+        def augment(e_index: int, seen: set[int]) -> bool:
+            for a_index in candidates(e_index):
+                if a_index in seen:
+                    continue
+                seen.add(a_index)
+                holder = owner.get(a_index)
+                if holder is None or augment(holder, seen):
+                    owner[a_index] = e_index
+                    return True
+            return False
+
+        for e_index in wanted:
+            for a_index in offered:
+                if a_index not in owner and self.fits(e_index, a_index):
+                    owner[a_index] = e_index
+                    break
+            else:
+                augment(e_index, set())
+        return len(owner)
