@@ -23,3 +23,25 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     return value
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a parsed value's type, for messages.
+
+    Example:
+        >>> json_type(None), json_type(True), json_type(1.5), json_type([1]), json_type({})
+        ('null', 'boolean', 'number', 'array', 'object')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

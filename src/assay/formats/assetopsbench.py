@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from assay._jsonable import json_type
 from assay.records import Step, ToolCall, Trajectory, Usage
 
 __all__ = [
@@ -296,23 +297,6 @@ def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line and not line.isspace():
             yield number, line
-
-
-def json_type(value: object) -> str:
-    """The JSON name of a parsed value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:

@@ -71,7 +71,8 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from assay.formats.assetopsbench import ReadProblem, id_text, json_type, parse_json, read_bytes
+from assay._jsonable import json_type
+from assay.formats.assetopsbench import ReadProblem, id_text, parse_json, read_bytes
 from assay.formats.ids import scenario_key
 from assay.records import Case
 

@@ -27,10 +27,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assay._jsonable import json_type
 from assay.formats.adk import trajectories_from_adk
 from assay.formats.assetopsbench import (
     ReadProblem,
-    json_type,
     jsonl_run_lines,
     parse_json,
     read_bytes,

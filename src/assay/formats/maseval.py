@@ -41,7 +41,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.formats.assetopsbench import ReadProblem, id_text, json_type
+from assay._jsonable import json_type
+from assay.formats.assetopsbench import ReadProblem, id_text
 from assay.formats.openai_chat import ChatItem, chat_trajectory, openai_item, parse_args
 from assay.records import ToolCall, Trajectory
 

@@ -59,7 +59,8 @@ from typing import Any
 
 import orjson
 
-from assay.formats.assetopsbench import ReadProblem, _count, id_text, json_type
+from assay._jsonable import json_type
+from assay.formats.assetopsbench import ReadProblem, _count, id_text
 from assay.formats.openai_chat import parse_args
 from assay.records import Step, ToolCall, Trajectory, Usage
 

@@ -36,10 +36,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay._jsonable import json_type
 from assay.formats.assetopsbench import (
     ReadProblem,
     id_text,
-    json_type,
     jsonl_lines,
     parse_json,
     read_bytes,

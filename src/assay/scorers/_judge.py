@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import orjson
 
+from assay._jsonable import json_type
 from assay.models.types import ChatRequest, ChatResponse, ModelClient, ModelError
 from assay.records import Case, Trajectory
 from assay.results import Score
@@ -104,7 +105,7 @@ def check_verdict(schema: Mapping[str, Any], value: Any, where: str = "verdict")
     kind = schema.get("type")
     if kind == "object":
         if not isinstance(value, dict):
-            raise VerdictError(f"{where}: expected an object, got {_json_type(value)}")
+            raise VerdictError(f"{where}: expected an object, got {json_type(value)}")
         properties = schema.get("properties", {})
         for key in schema.get("required", ()):
             if key not in value:
@@ -119,19 +120,19 @@ def check_verdict(schema: Mapping[str, Any], value: Any, where: str = "verdict")
         return
     if kind == "array":
         if not isinstance(value, list):
-            raise VerdictError(f"{where}: expected an array, got {_json_type(value)}")
+            raise VerdictError(f"{where}: expected an array, got {json_type(value)}")
         items = schema.get("items")
         if items is not None:
             for index, item in enumerate(value):
                 check_verdict(items, item, f"{where}[{index}]")
         return
     if kind == "string" and not isinstance(value, str):
-        raise VerdictError(f"{where}: expected a string, got {_json_type(value)}")
+        raise VerdictError(f"{where}: expected a string, got {json_type(value)}")
     if kind == "boolean" and not isinstance(value, bool):
-        raise VerdictError(f"{where}: expected true or false, got {_json_type(value)}")
+        raise VerdictError(f"{where}: expected true or false, got {json_type(value)}")
     if kind in ("number", "integer"):
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise VerdictError(f"{where}: expected a number, got {_json_type(value)}")
+            raise VerdictError(f"{where}: expected a number, got {json_type(value)}")
         if kind == "integer" and not float(value).is_integer():
             raise VerdictError(f"{where}: expected a whole number, got {value}")
         if not math.isfinite(value):
@@ -143,22 +144,6 @@ def check_verdict(schema: Mapping[str, Any], value: Any, where: str = "verdict")
     if "enum" in schema and value not in schema["enum"]:
         allowed = ", ".join(repr(v) for v in schema["enum"])
         raise VerdictError(f"{where}: {value!r} is not one of {allowed}")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def parse_verdict(schema: Mapping[str, Any], text: str) -> dict[str, Any]:
