@@ -14,7 +14,7 @@ import math
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import orjson
@@ -230,9 +230,17 @@ async def ask(
     user = instructions + "\n\n" + "\n\n".join(blocks)
     messages = ({"role": "system", "content": _SYSTEM}, {"role": "user", "content": user})
     asked = Asked()
+    first = ChatRequest(
+        model=model,
+        messages=messages,
+        json_schema=schema,
+        schema_name=schema_name,
+        temperature=_temperature(model),
+        max_tokens=max_tokens,
+    )
     results = await asyncio.gather(
         *(
-            _one_sample(client, asked, model, messages, schema, schema_name, sample, max_tokens)
+            _one_sample(client, asked, replace(first, sample=sample))
             for sample in range(num_samples)
         )
     )
@@ -246,61 +254,36 @@ async def ask(
 
 
 async def _one_sample(
-    client: ModelClient,
-    asked: Asked,
-    model: str,
-    messages: tuple[dict[str, Any], ...],
-    schema: Mapping[str, Any],
-    schema_name: str,
-    sample: int,
-    max_tokens: int | None,
+    client: ModelClient, asked: Asked, request: ChatRequest
 ) -> dict[str, Any] | tuple[str, str]:
-    temperature = _temperature(model)
-    request = ChatRequest(
-        model=model,
-        messages=messages,
-        json_schema=schema,
-        schema_name=schema_name,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        sample=sample,
-    )
-    try:
-        response = await client.complete(request)
-    except ModelError as exc:
-        return exc.kind, f"judge call failed ({exc.kind}): {exc}"[:500]
-    asked.count(response)
-    try:
-        return parse_verdict(schema, response.text)
-    except VerdictError as first:
-        asked.raw_replies.append(response.text[:4000])
-        repair = ChatRequest(
-            model=model,
+    """One sample's verdict, with one repair attempt; `(kind, reason)` when there is none."""
+    schema = request.json_schema or {}
+    problem: VerdictError | None = None
+    for attempt in ("", " on repair"):
+        try:
+            response = await client.complete(request)
+        except ModelError as exc:
+            return exc.kind, f"judge call failed{attempt} ({exc.kind}): {exc}"[:500]
+        asked.count(response)
+        try:
+            return parse_verdict(schema, response.text)
+        except VerdictError as exc:
+            problem = exc
+        reply = response.text[:4000]
+        asked.raw_replies.append(reply)
+        request = replace(
+            request,
             messages=(
-                *messages,
-                {"role": "assistant", "content": response.text[:4000]},
+                *request.messages,
+                {"role": "assistant", "content": reply},
                 {
                     "role": "user",
-                    "content": f"That reply cannot be used: {first}. Reply again with only "
+                    "content": f"That reply cannot be used: {problem}. Reply again with only "
                     "the JSON object the schema asks for.",
                 },
             ),
-            json_schema=schema,
-            schema_name=schema_name,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            sample=sample,
         )
-        try:
-            repaired = await client.complete(repair)
-        except ModelError as exc:
-            return exc.kind, f"judge call failed on repair ({exc.kind}): {exc}"[:500]
-        asked.count(repaired)
-        try:
-            return parse_verdict(schema, repaired.text)
-        except VerdictError as second:
-            asked.raw_replies.append(repaired.text[:4000])
-            return "invalid_verdict", f"judge reply unusable after one repair: {second}"
+    return "invalid_verdict", f"judge reply unusable after one repair: {problem}"
 
 
 _FIXED_TEMPERATURE = ("gpt-5", "o1", "o3", "o4")
