@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from assay.trajectory.args import contains, parse_args, same
+from assay.trajectory.match import augmenting_match
 
 PlainCall = tuple[str, Any]
 
@@ -157,33 +158,5 @@ class _Pairing:
         return self.compare(got, wanted)
 
     def search(self, wanted: list[int], offered: list[int]) -> int:
-        """Kuhn's augmenting paths between the calls of one name."""
-        owner: dict[int, int] = {}
-        options: dict[int, list[int]] = {}
-
-        def candidates(e_index: int) -> list[int]:
-            found = options.get(e_index)
-            if found is None:
-                found = [a for a in offered if self.fits(e_index, a)]
-                options[e_index] = found
-            return found
-
-        def augment(e_index: int, seen: set[int]) -> bool:
-            for a_index in candidates(e_index):
-                if a_index in seen:
-                    continue
-                seen.add(a_index)
-                holder = owner.get(a_index)
-                if holder is None or augment(holder, seen):
-                    owner[a_index] = e_index
-                    return True
-            return False
-
-        for e_index in wanted:
-            for a_index in offered:
-                if a_index not in owner and self.fits(e_index, a_index):
-                    owner[a_index] = e_index
-                    break
-            else:
-                augment(e_index, set())
-        return len(owner)
+        """How many of the calls of one name pair up, at most."""
+        return len(augmenting_match(wanted, lambda _: offered, self.fits))

@@ -159,39 +159,58 @@ def _search(
     by_name: dict[str, list[int]],
     matches: Callable[[Call, Call], bool],
 ) -> Pairs:
-    """Kuhn's augmenting paths over the calls of repeated names; each expected call's
-    candidates are only worked out when it cannot simply take a free one."""
-    owner: dict[int, int] = {}  # actual index -> expected index
+    """The optimal pairing of the expected calls of repeated names."""
+    owner = augmenting_match(
+        repeated,
+        lambda e: by_name[expected[e].name],
+        lambda e, a: matches(expected[e], actual[a]),
+    )
+    return [(e, a) for a, e in owner.items()]
+
+
+def augmenting_match(
+    lefts: Sequence[int],
+    offered: Callable[[int], Sequence[int]],
+    fits: Callable[[int, int], bool],
+) -> dict[int, int]:
+    """A maximum matching by Kuhn's augmenting paths, as `{right: left}`.
+
+    Each left takes the first free right it fits; only when none is free is an earlier left
+    moved to another right, and only then are a left's candidates all worked out.
+
+    Example:
+        >>> augmenting_match([0, 1], lambda left: [0, 1], lambda left, right: left or right)
+        {1: 0, 0: 1}
+    """
+    owner: dict[int, int] = {}
     options: dict[int, list[int]] = {}
 
-    def candidates(e_index: int) -> list[int]:
-        found = options.get(e_index)
+    def candidates(left: int) -> list[int]:
+        found = options.get(left)
         if found is None:
-            call = expected[e_index]
-            found = [a for a in by_name[call.name] if matches(call, actual[a])]
-            options[e_index] = found
+            found = [right for right in offered(left) if fits(left, right)]
+            options[left] = found
         return found
 
-    def augment(e_index: int, seen: set[int]) -> bool:
-        for a_index in candidates(e_index):
-            if a_index in seen:
+    def augment(left: int, seen: set[int]) -> bool:
+        for right in candidates(left):
+            if right in seen:
                 continue
-            seen.add(a_index)
-            holder = owner.get(a_index)
+            seen.add(right)
+            holder = owner.get(right)
             if holder is None or augment(holder, seen):
-                owner[a_index] = e_index
+                owner[right] = left
                 return True
         return False
 
-    for e_index in repeated:
-        call = expected[e_index]
-        for a_index in by_name[call.name]:
-            if a_index not in owner and matches(call, actual[a_index]):
-                owner[a_index] = e_index
+    for left in lefts:
+        for right in offered(left):
+            if right not in owner and fits(left, right):
+                owner[right] = left
                 break
         else:
-            augment(e_index, set())
-    return [(e, a) for a, e in owner.items()]
+            augment(left, set())
+    return owner
 
 
 def in_order(
