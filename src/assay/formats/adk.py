@@ -44,8 +44,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, _count, id_text
-from assay.formats.openai_chat import parse_args, safe_text
+from assay.formats.assetopsbench import ReadProblem, _count, id_text, safe_text, tool_args
 from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
 
 __all__ = ["cases_from_adk", "trajectories_from_adk"]
@@ -239,7 +238,7 @@ def _invocation(raw: dict[str, Any]) -> _Invocation:
         old_uses = raw.get("expected_tool_use")
         if isinstance(old_uses, list):
             invocation.calls = [
-                ToolCall(name=_name(use.get("tool_name")), args=parse_args(use.get("tool_input")))
+                ToolCall(name=_name(use.get("tool_name")), args=tool_args(use.get("tool_input")))
                 for use in old_uses
                 if isinstance(use, dict)
             ]
@@ -290,7 +289,7 @@ def _read_events(events: list[Any], invocation: _Invocation) -> None:
 def _call(raw: dict[str, Any]) -> ToolCall:
     return ToolCall(
         name=_name(raw.get("name")),
-        args=parse_args(raw.get("args")),
+        args=tool_args(raw.get("args")),
         call_id=id_text(raw.get("id")),
     )
 

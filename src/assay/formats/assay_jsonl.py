@@ -38,7 +38,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import jsonable
-from assay.formats.openai_chat import safe_text
+from assay.formats.assetopsbench import safe_text
 from assay.records import Step, Trajectory
 
 __all__ = ["trajectory_to_line", "trajectory_to_record", "write_runs_jsonl"]

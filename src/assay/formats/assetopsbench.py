@@ -475,7 +475,7 @@ def _plan_step(item: dict[str, Any], index: int) -> Step:
         calls = [
             ToolCall(
                 name=tool if isinstance(tool, str) else "",
-                args=_args(_first_present(item, ("tool_args", "args", "arguments"))),
+                args=tool_args(_first_present(item, ("tool_args", "args", "arguments"))),
                 result=result,
             )
         ]
@@ -511,27 +511,48 @@ def _tool_call(raw: Any) -> ToolCall | None:
     result = raw["output"] if "output" in raw else raw.get("result")
     return ToolCall(
         name=name,
-        args=_args(args),
+        args=tool_args(args),
         call_id=id_text(_first_present(raw, ("id", "call_id"))),
         result=result,
     )
 
 
-def _args(value: Any) -> dict[str, Any] | str | None:
+def tool_args(value: Any) -> dict[str, Any] | str | None:
+    """Tool-call arguments: a dict when they are (JSON text of) an object, else their text.
+
+    Never raises: malformed JSON and JSON that is not an object are kept as the raw string, and
+    other values become their JSON text (or, failing that, a plain description).
+    Shared with the other readers in `assay.formats`; not re-exported.
+
+    Example:
+        >>> tool_args('{"site": "MAIN"}'), tool_args("{site"), tool_args([1, 2])
+        ({'site': 'MAIN'}, '{site', '[1,2]')
+    """
     if value is None or isinstance(value, dict):
         return value
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("utf-8", "replace")
     if isinstance(value, str):
-        # Most providers send arguments as JSON text; only an object is an argument mapping.
         try:
             parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
             return value
         return parsed if isinstance(parsed, dict) else value
-    # A list or a number is not an argument mapping; keep it as its JSON text so it is not lost.
     try:
         return orjson.dumps(value).decode("utf-8")
-    except TypeError:
+    except TypeError:  # not JSON (an SDK object, a huge int) or nested past orjson's limit
+        return safe_text(value)
+
+
+def safe_text(value: Any) -> str:
+    """`str(value)`, or the type's name when even that fails (hostile `__str__`, deep nesting).
+
+    Shared with the other readers in `assay.formats`; not re-exported.
+    """
+    try:
         return str(value)
+    except Exception:  # RecursionError included: str() of a very deep structure
+        return f"<{type(value).__name__}>"
 
 
 # --- fields --------------------------------------------------------------------------------

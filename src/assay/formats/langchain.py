@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.formats.assetopsbench import id_text
+from assay.formats.assetopsbench import id_text, tool_args
 from assay.formats.openai_chat import (
     _PLAIN,
     ChatItem,
@@ -40,7 +40,6 @@ from assay.formats.openai_chat import (
     get_field,
     openai_call,
     openai_calls,
-    parse_args,
     tool_result,
     usage_of,
 )
@@ -252,7 +251,7 @@ def _call(raw: Any) -> ToolCall:
     name = get_field(raw, "name")
     return ToolCall(
         name=name if isinstance(name, str) else "",
-        args=parse_args(get_field(raw, "args")),
+        args=tool_args(get_field(raw, "args")),
         call_id=id_text(get_field(raw, "id")),
     )
 

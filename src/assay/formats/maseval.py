@@ -42,8 +42,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, id_text
-from assay.formats.openai_chat import ChatItem, chat_trajectory, openai_item, parse_args
+from assay.formats.assetopsbench import ReadProblem, id_text, tool_args
+from assay.formats.openai_chat import ChatItem, chat_trajectory, openai_item
 from assay.records import ToolCall, Trajectory
 
 __all__ = ["trajectories_from_maseval"]
@@ -154,7 +154,7 @@ def _invocation_entries(tools: Any, *, start: int) -> list[tuple[datetime | None
                 continue
             call = ToolCall(
                 name=tool,
-                args=parse_args(invocation.get("inputs")),
+                args=tool_args(invocation.get("inputs")),
                 call_id=id_text(invocation.get("id")),
                 result=invocation.get("outputs"),
             )

@@ -36,9 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from assay.formats.assetopsbench import _count, id_text
+from assay.formats.assetopsbench import _count, id_text, tool_args
 from assay.records import Message, Step, ToolCall, Trajectory, Usage
 
 __all__ = ["trajectory_from_openai_messages"]
@@ -260,7 +258,7 @@ def openai_call(raw: Any) -> ToolCall:
         arguments = get_field(raw, "args")
     return ToolCall(
         name=name if isinstance(name, str) else "",
-        args=parse_args(arguments),
+        args=tool_args(arguments),
         call_id=id_text(get_field(raw, "id")),
     )
 
@@ -495,44 +493,6 @@ def tool_result(content: Any) -> Any:
     if content is None or isinstance(content, str | dict):
         return content
     return content_text(content)
-
-
-def parse_args(value: Any) -> dict[str, Any] | str | None:
-    """Tool-call arguments: a dict when they are (JSON text of) an object, else their text.
-
-    Never raises: malformed JSON and JSON that is not an object are kept as the raw string, and
-    other values become their JSON text (or, failing that, a plain description).
-    Shared with the other readers in `assay.formats`; not re-exported.
-
-    Example:
-        >>> parse_args('{"site": "MAIN"}'), parse_args("{site"), parse_args([1, 2])
-        ({'site': 'MAIN'}, '{site', '[1,2]')
-    """
-    if value is None or isinstance(value, dict):
-        return value
-    if isinstance(value, bytes | bytearray):
-        value = bytes(value).decode("utf-8", "replace")
-    if isinstance(value, str):
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-        return parsed if isinstance(parsed, dict) else value
-    try:
-        return orjson.dumps(value).decode("utf-8")
-    except TypeError:  # not JSON (an SDK object, a huge int) or nested past orjson's limit
-        return safe_text(value)
-
-
-def safe_text(value: Any) -> str:
-    """`str(value)`, or the type's name when even that fails (hostile `__str__`, deep nesting).
-
-    Shared with the other readers in `assay.formats`; not re-exported.
-    """
-    try:
-        return str(value)
-    except Exception:  # RecursionError included: str() of a very deep structure
-        return f"<{type(value).__name__}>"
 
 
 def usage_of(value: Any) -> Usage | None:

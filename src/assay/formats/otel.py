@@ -60,8 +60,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, _count, id_text
-from assay.formats.openai_chat import parse_args
+from assay.formats.assetopsbench import ReadProblem, _count, id_text, tool_args
 from assay.records import Step, ToolCall, Trajectory, Usage
 
 __all__ = ["trajectories_from_otlp"]
@@ -456,7 +455,7 @@ def _tool_call(span: _Span) -> ToolCall:
         name = span.name[len("execute_tool ") :].strip()
     return ToolCall(
         name=name or "",
-        args=parse_args(span.attributes.get("gen_ai.tool.call.arguments")),
+        args=tool_args(span.attributes.get("gen_ai.tool.call.arguments")),
         call_id=id_text(span.attributes.get("gen_ai.tool.call.id")),
         result=span.attributes.get("gen_ai.tool.call.result"),
     )
@@ -525,7 +524,7 @@ def _requested_calls(messages: list[Any]) -> list[ToolCall]:
             calls.append(
                 ToolCall(
                     name=name if isinstance(name, str) else "",
-                    args=parse_args(part.get("arguments")),
+                    args=tool_args(part.get("arguments")),
                     call_id=id_text(part.get("id")),
                 )
             )
