@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     judges.add_argument(
         "--judge-timeout",
-        type=_seconds,
+        type=_amount,
         metavar="SECONDS",
         help="seconds per judge call attempt (default 60)",
     )
@@ -167,7 +168,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     judges.add_argument(
         "--judge-budget-usd",
-        type=_seconds,
+        type=_amount,
         metavar="USD",
         help="stop starting judge calls once they have cost this much (estimated)",
     )
@@ -293,24 +294,27 @@ def _prices(text: str) -> dict[str, tuple[float, float]]:
     return prices
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text}")
-    return value
+def _number(
+    convert: Callable[[str], float], kind: str, fits: Callable[[float], bool], rule: str
+) -> Callable[[str], Any]:
+    """An argparse type: `convert` the text, and refuse it unless `fits` (saying `rule`)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+        if not fits(value):
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text}")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
+_positive = _number(int, "a whole number", lambda v: v >= 1, "1 or more")
+_workers = _number(int, "a whole number", lambda v: v >= 0, "0 or more")
+_rate = _number(float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
+_amount = _number(float, "a number", lambda v: 0 < v < float("inf"), "a positive number")
 
 
 _JUDGES = ("llm_judge", "rubric", "trajectory_judge", "safety", "factuality", "hallucination")
@@ -347,26 +351,6 @@ def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if args.judge_preset:
         options["llm_judge"]["preset"] = args.judge_preset
     return options
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
