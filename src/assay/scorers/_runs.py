@@ -162,6 +162,21 @@ def criterion(case: Case, key: str) -> tuple[Any, str | None]:
     return criteria.get(key), None
 
 
+def criterion_or_option(
+    case: Case, scorer: str, key: str, option: Any, missing: str
+) -> tuple[Any, str] | Score:
+    """`(value, "scenario" or "option")` for a success criterion the scenario may set and the
+    scorer's option may default; the error or not-applicable score when there is neither."""
+    value, reason = criterion(case, key)
+    if reason is not None:
+        return bad_expectation(scorer, f"success_criteria.{key}", reason)
+    if value is not None:
+        return value, "scenario"
+    if option is not None:
+        return option, "option"
+    return not_applicable(scorer, missing)
+
+
 def not_applicable(scorer: str, why: str) -> Score:
     """The score of a case that gives the scorer nothing to check."""
     return Score.unscored(scorer, why, {"reason": NOT_APPLICABLE})

@@ -36,7 +36,7 @@ from assay.scorers._runs import (
     check_fraction,
     check_name,
     check_names,
-    criterion,
+    criterion_or_option,
     final_text,
     listing,
     not_applicable,
@@ -85,14 +85,10 @@ def max_turns(*, limit: int | None = None) -> Scorer:
     name = "max_turns"
 
     def score(case: Case, run: Trajectory) -> Score:
-        budget, reason = criterion(case, "max_turns")
-        if reason is not None:
-            return bad_expectation(name, "success_criteria.max_turns", reason)
-        source = "scenario"
-        if budget is None:
-            budget, source = limit, "option"
-        if budget is None:
-            return not_applicable(name, "scenario sets no max_turns")
+        found = criterion_or_option(case, name, "max_turns", limit, "scenario sets no max_turns")
+        if isinstance(found, Score):
+            return found
+        budget, source = found
         counted = assistant_turns(run)
         if counted is None:
             return Score.unscored(
@@ -135,14 +131,12 @@ def token_budget(*, max_tokens: int | None = None) -> Scorer:
     name = "token_budget"
 
     def score(case: Case, run: Trajectory) -> Score:
-        budget, reason = criterion(case, "max_tokens")
-        if reason is not None:
-            return bad_expectation(name, "success_criteria.max_tokens", reason)
-        source = "scenario"
-        if budget is None:
-            budget, source = max_tokens, "option"
-        if budget is None:
-            return not_applicable(name, "scenario sets no max_tokens")
+        found = criterion_or_option(
+            case, name, "max_tokens", max_tokens, "scenario sets no max_tokens"
+        )
+        if isinstance(found, Score):
+            return found
+        budget, source = found
         tokens_in, tokens_out = _tokens(run)
         if tokens_in == 0 and tokens_out == 0:
             return Score.unscored(name, "run records no token usage", {"reason": "no_usage"})
@@ -240,14 +234,13 @@ def response_not_contains(*, phrases: Iterable[str] | None = None) -> Scorer:
 def _phrases(
     case: Case, run: Trajectory, name: str, default: tuple[str, ...] | None, *, present: bool
 ) -> Score:
-    wanted, reason = criterion(case, name)
-    if reason is not None:
-        return bad_expectation(name, f"success_criteria.{name}", reason)
-    if wanted is None:
-        wanted = default
-    phrases = [phrase for phrase in wanted or () if phrase.strip()]
+    nothing = f"scenario sets no {name} phrases"
+    wanted = criterion_or_option(case, name, name, default, nothing)
+    if isinstance(wanted, Score):
+        return wanted
+    phrases = [phrase for phrase in wanted[0] or () if phrase.strip()]
     if not phrases:
-        return not_applicable(name, f"scenario sets no {name} phrases")
+        return not_applicable(name, nothing)
     text, where = final_text(run)
     if text is None:
         return Score.unscored(
