@@ -45,3 +45,26 @@ def json_type(value: object) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists, tuples and dicts in `value` nest more than `limit` levels (no recursion:
+    this is how over-deep input is refused before anything recursive touches it).
+
+    Example:
+        >>> nested_deeper_than({"a": [[1]]}, 3), nested_deeper_than({"a": [[1]]}, 2)
+        (False, True)
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False

@@ -479,3 +479,20 @@ def test_a_trajectory_record_is_accepted_on_either_side() -> None:
 def test_inputs_in_no_accepted_shape_are_type_errors(bad: Any) -> None:
     with pytest.raises(TypeError):
         check_trajectory(bad, ["a"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_arguments_nested_past_the_limit_are_a_mismatch_not_a_crash(mode: str) -> None:
+    deep = '{"a": ' + "[" * 900 + "]" * 900 + "}"
+    other = '{"a": ' + "[" * 899 + "1" + "]" * 899 + "}"
+    for args in ("exact", "superset"):
+        result = check_trajectory(
+            [{"name": "f", "arguments": deep}], [{"name": "f", "arguments": other}], mode=mode,
+            args=args,
+        )  # fmt: skip
+        assert not result.passed, (mode, args)
+        assert result.to_details()["expected_calls"] == 1
+    strict = check_trajectory(
+        [{"name": "f", "arguments": deep}], [{"name": "f", "arguments": other}]
+    )
+    assert "nested deeper than 64 levels" in strict.reason

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 import orjson
 
+from assay._jsonable import nested_deeper_than
 from assay.answers._limits import MAX_ANSWER_CHARS, MAX_DEPTH, MAX_PARSE_ATTEMPTS
 
 Expect = Literal["any", "count", "option"]
@@ -214,7 +215,9 @@ def _one_document(stripped: str, *, python: bool, json: bool = True) -> ParsedAn
         if not isinstance(value, dict | list):
             return None
         # Fewer brackets than the limit cannot nest deeper than it: count before walking.
-        if source.count("[") + source.count("{") > MAX_DEPTH and _too_deep(value):
+        if source.count("[") + source.count("{") > MAX_DEPTH and nested_deeper_than(
+            value, MAX_DEPTH
+        ):
             return ParsedAnswer(None, "rejected", f"answer nested deeper than {MAX_DEPTH} levels")
         return ParsedAnswer(value, method)
     return None
@@ -230,25 +233,9 @@ def _is_number(value: Any) -> bool:
 
 
 def _checked_value(value: Any) -> ParsedAnswer:
-    if _too_deep(value):
+    if nested_deeper_than(value, MAX_DEPTH):
         return ParsedAnswer(None, "rejected", f"value nested deeper than {MAX_DEPTH} levels")
     return ParsedAnswer(value, "value")
-
-
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list | tuple):
-            children = item
-        else:
-            continue
-        if depth > MAX_DEPTH:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
 
 
 def _candidate_spans(text: str) -> list[tuple[int, int]]:

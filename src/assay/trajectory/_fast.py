@@ -15,15 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from assay.trajectory.args import contains, parse_args, same
+from assay.trajectory.args import Unparsable, args_value, contains, same
 from assay.trajectory.match import augmenting_match
 
 PlainCall = tuple[str, Any]
 
 _SKIPPED_ROLES = frozenset({"user", "tool", "system", "developer", "function"})
-_UNUSABLE = object()
 _UNPARSED = object()
 
 
@@ -129,21 +126,12 @@ class _Pairing:
         self.parsed: dict[str, Any] = {}
 
     def value(self, raw: Any) -> Any:
-        if raw is None:
-            return {}
-        if type(raw) is str:
-            found = self.parsed.get(raw, _UNPARSED)
-            if found is _UNPARSED:
-                try:
-                    found = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    found = _UNUSABLE
-                self.parsed[raw] = found
-            return found
-        try:
-            return parse_args(raw)
-        except ValueError:
-            return _UNUSABLE
+        if type(raw) is not str:
+            return args_value(raw)
+        found = self.parsed.get(raw, _UNPARSED)
+        if found is _UNPARSED:
+            found = self.parsed[raw] = args_value(raw)
+        return found
 
     def fits(self, e_index: int, a_index: int) -> bool:
         wanted_raw = self.expected[e_index][1]
@@ -153,7 +141,7 @@ class _Pairing:
         if wanted_raw is got_raw or (type(wanted_raw) is str and wanted_raw == got_raw):
             return True
         wanted, got = self.value(wanted_raw), self.value(got_raw)
-        if wanted is _UNUSABLE or got is _UNUSABLE:
+        if type(wanted) is Unparsable or type(got) is Unparsable:
             return False
         return self.compare(got, wanted)
 

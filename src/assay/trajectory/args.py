@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from assay._jsonable import nested_deeper_than
+from assay.answers._limits import MAX_DEPTH
 from assay.trajectory.spec import ARGS_MODES, ArgsMode, Override, Overrides
 
 _MISSING = object()
@@ -51,6 +53,44 @@ def parse_args(raw: Any) -> Any:
         except orjson.JSONDecodeError as exc:
             raise ArgsParseError(f"arguments are not valid JSON ({exc.msg})") from None
     return raw
+
+
+class Unparsable:
+    """Arguments that cannot be compared (text that is not JSON, nesting past the limit), and
+    why."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def args_value(raw: Any) -> Any:
+    """Arguments as a JSON value to compare, or `Unparsable`; never raises (it runs for every
+    pair of calls compared). Nesting deeper than the answers' limit is refused here, so that
+    the recursive comparisons below never meet it.
+
+    Example:
+        >>> args_value('{"x": 1}'), args_value(None), type(args_value("{x")).__name__
+        ({'x': 1}, {}, 'Unparsable')
+    """
+    if raw is None:
+        return {}
+    if type(raw) is str:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            return Unparsable(f"arguments are not valid JSON ({exc.msg})")
+        if raw.count("[") + raw.count("{") <= MAX_DEPTH:
+            return value  # too few brackets to nest past the limit: no walk needed
+    else:
+        try:
+            value = parse_args(raw)
+        except ArgsParseError as exc:
+            return Unparsable(str(exc))
+    if nested_deeper_than(value, MAX_DEPTH):
+        return Unparsable(f"arguments nested deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def same(x: Any, y: Any) -> bool:

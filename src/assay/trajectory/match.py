@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assay.trajectory.args import ArgsParseError, ArgsRule, contains, same
-from assay.trajectory.normalize import Call, Unparsable
+from assay.trajectory.args import ArgsParseError, ArgsRule, Unparsable, contains, same
+from assay.trajectory.normalize import Call
 
 Pairs = list[tuple[int, int]]
 """(expected index, actual index) of matched calls, indices into the flattened call lists."""

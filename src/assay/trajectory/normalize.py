@@ -22,10 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-import orjson
-
 from assay.records import Step, ToolCall, Trajectory
-from assay.trajectory.args import ArgsParseError, parse_args
+from assay.trajectory.args import ArgsParseError, Unparsable, args_value
 from assay.trajectory.spec import StepType, TrajectoryStep
 
 Kind = Literal["tool", "node"]
@@ -56,24 +54,10 @@ class Call:
         return value
 
     def value(self) -> Any:
-        """The arguments as a JSON value, parsed once, or `Unparsable` (no exception: this is
-        asked for every pair of calls compared)."""
+        """The arguments as a JSON value, parsed once, or `Unparsable` (see `args_value`)."""
         value = self._parsed
         if value is _UNPARSED:
-            raw = self.args
-            if raw is None:
-                value = {}
-            elif type(raw) is str:
-                try:
-                    value = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    value = Unparsable(f"arguments are not valid JSON ({exc.msg})")
-            else:
-                try:
-                    value = parse_args(raw)
-                except ArgsParseError as exc:
-                    value = Unparsable(str(exc))
-            self._parsed = value
+            value = self._parsed = args_value(self.args)
         return value
 
     def describe(self) -> str:
@@ -82,22 +66,16 @@ class Call:
             return f"node {self.name}"
         if self.args is None:
             return self.name
-        shown = self.args if isinstance(self.args, str) else repr(self.args)
+        try:
+            shown = self.args if isinstance(self.args, str) else repr(self.args)
+        except RecursionError:  # arguments nested past what repr can walk
+            shown = f"<{type(self.args).__name__} nested too deep to show>"
         if len(shown) > 80:
             shown = shown[:79] + "…"
         return f"{self.name} {shown}"
 
 
 _UNPARSED = object()
-
-
-class Unparsable:
-    """Arguments recorded as text that is not JSON, and why."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
 
 
 Steps = list[tuple[Call, ...]]
