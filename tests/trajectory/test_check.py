@@ -496,3 +496,19 @@ def test_arguments_nested_past_the_limit_are_a_mismatch_not_a_crash(mode: str) -
         [{"name": "f", "arguments": deep}], [{"name": "f", "arguments": other}]
     )
     assert "nested deeper than 64 levels" in strict.reason
+
+
+def test_very_long_trajectories_stay_fast_and_exact_for_one_call_steps() -> None:
+    expected = [f"tool{i}" for i in range(3000)]
+    actual = expected[1:] + expected[:1]  # the first call moved to the end
+    result = check_trajectory(expected, actual)
+    assert result.score == pytest.approx(2999 / 3000)
+    assert "aligned by steps" not in result.reason  # one call a step: still the optimum
+    # Parallel steps past the table's size, with nothing the same at either end.
+    parallel = check_trajectory(
+        [["x", "y"]] * 1100 + ["end"], ["start"] + [["y", "x"]] * 1100, mode="strict"
+    )
+    assert parallel.score > 0.99
+    assert "aligned by steps: over 1,000,000 step pairs" in parallel.reason
+    trimmed = check_trajectory([["x", "y"]] * 1100, [["y", "x"]] * 1099 + [["z"]], mode="strict")
+    assert "aligned by steps" not in trimmed.reason  # the ends matched: a small table did

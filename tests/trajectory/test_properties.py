@@ -167,3 +167,28 @@ def test_the_quick_count_agrees_with_the_general_path(
         general.f1,
     )
     assert quick.reason == general.reason
+
+
+@given(
+    st.lists(explicit_calls, max_size=8),
+    st.lists(explicit_calls, max_size=8),
+    st.sampled_from(["strict", "subsequence"]),
+)
+def test_long_trajectories_align_as_the_table_does_when_steps_hold_one_call(
+    expected: list[Any], actual: list[Any], mode: str
+) -> None:
+    from assay.trajectory import match
+
+    by_table = check_trajectory(expected, actual, mode=mode)
+    limit = match.MAX_TABLE_CELLS
+    match.MAX_TABLE_CELLS = 0  # every pair of trajectories is "long" now
+    try:
+        sparse = check_trajectory(expected, actual, mode=mode)
+    finally:
+        match.MAX_TABLE_CELLS = limit
+    assert (sparse.passed, sparse.score, sparse.precision, sparse.recall) == (
+        by_table.passed,
+        by_table.score,
+        by_table.precision,
+        by_table.recall,
+    )

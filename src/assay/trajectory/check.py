@@ -34,7 +34,12 @@ from typing import Any
 
 from assay.trajectory._fast import Compare, comparison, count_matches, plain_calls
 from assay.trajectory.args import compile_rules
-from assay.trajectory.match import CallMatcher, Pairs, bipartite, in_order
+from assay.trajectory.match import (
+    CallMatcher,
+    Pairs,
+    bipartite,
+    in_order,
+)
 from assay.trajectory.normalize import Call, Steps, to_steps
 from assay.trajectory.spec import ArgsMode, MatchType, Mode, Overrides, resolve_mode
 
@@ -144,7 +149,7 @@ class TrajectoryMatch:
 class _Evidence:
     """What a check found, kept to explain it on demand."""
 
-    __slots__ = ("_pairs", "actual", "aligned", "expected", "flat", "matcher", "mode")
+    __slots__ = ("_pairs", "actual", "aligned", "expected", "flat", "matcher", "mode", "notes")
 
     def __init__(self, mode: Mode, matcher: CallMatcher, expected: Steps, actual: Steps) -> None:
         self.mode = mode
@@ -152,6 +157,8 @@ class _Evidence:
         self.expected = expected
         self.actual = actual
         self.aligned: list[tuple[int, int, Pairs]] | None = None
+        self.notes: list[str] = []
+        """What the matching had to decide (an alignment that may fall short of the best)."""
         """Ordered modes: the paired steps and the calls paired within them."""
         self.flat: Pairs | None = None
         """Unordered modes: pairs of indices into the flattened call lists."""
@@ -234,7 +241,10 @@ class _Evidence:
     def _tally(self) -> str:
         expected = _count(self.expected)
         if self.mode in ("strict", "subsequence"):
-            return f"{len(self.pairs)} of {expected} expected calls matched in order"
+            tally = f"{len(self.pairs)} of {expected} expected calls matched in order"
+            if self.notes:
+                tally += f" ({'; '.join(self.notes)})"
+            return tally
         return f"{len(self.pairs)} of {expected} expected calls matched"
 
     def _strict_reason(self) -> str:
@@ -389,7 +399,9 @@ class TrajectoryChecker:
         n_expected, n_actual = sum(map(len, expected_steps)), sum(map(len, actual_steps))
         evidence = _Evidence(mode, self._matcher, expected_steps, actual_steps)
         if mode == "strict" or mode == "subsequence":
-            evidence.aligned = in_order(expected_steps, actual_steps, self._matcher.matches)
+            evidence.aligned = in_order(
+                expected_steps, actual_steps, self._matcher.matches, evidence.notes
+            )
             n_matched = sum(len(found) for _, _, found in evidence.aligned)
         else:
             e_calls = [call for step in expected_steps for call in step]

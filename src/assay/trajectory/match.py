@@ -12,6 +12,7 @@ that tool. Everything here maximises the number of matched calls:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -217,8 +218,10 @@ def in_order(
     expected: Sequence[Sequence[Call]],
     actual: Sequence[Sequence[Call]],
     matches: Callable[[Call, Call], bool],
+    notes: list[str] | None = None,
 ) -> list[tuple[int, int, Pairs]]:
-    """The in-order pairing of steps that matches the most calls.
+    """The in-order pairing of steps that matches the most calls (`notes` is told when it
+    may fall short of that; see `MAX_TABLE_CELLS`).
 
     Returns (expected step, actual step, call pairs within the two steps) for every paired
     step, in order. A step pair counts the optimal matching between its calls, so parallel
@@ -248,7 +251,66 @@ def in_order(
     tail.reverse()
     if e_end == start or a_end == start:
         return head + tail
-    return head + _table(expected, actual, start, e_end, a_end, matches) + tail
+    if (e_end - start) * (a_end - start) > MAX_TABLE_CELLS:
+        middle = _sparse_in_order(expected, actual, start, e_end, a_end, matches)
+        parallel = any(len(step) > 1 for step in (*expected[start:e_end], *actual[start:a_end]))
+        if parallel and notes is not None:
+            notes.append(f"aligned by steps: over {MAX_TABLE_CELLS:,} step pairs")
+    else:
+        middle = _table(expected, actual, start, e_end, a_end, matches)
+    return head + middle + tail
+
+
+MAX_TABLE_CELLS = 1_000_000
+"""Step pairs the longest-common-subsequence table may hold (a thousand steps a side). Past
+that, time and memory would grow with the product of the lengths, so the differing middle of
+two very long trajectories is aligned from the pairs of steps that share a tool instead."""
+
+
+def _sparse_in_order(
+    expected: Sequence[Sequence[Call]],
+    actual: Sequence[Sequence[Call]],
+    start: int,
+    e_end: int,
+    a_end: int,
+    matches: Callable[[Call, Call], bool],
+) -> list[tuple[int, int, Pairs]]:
+    """The most step pairs in order, from the step pairs that match at all (Hunt-Szymanski:
+    a longest increasing run of actual positions). Exact when every step holds one call;
+    with parallel calls it maximises paired steps, not calls."""
+    by_name: dict[str, list[int]] = {}
+    for column in range(start, a_end):
+        for call in actual[column]:
+            seen_at = by_name.setdefault(call.name, [])
+            if not seen_at or seen_at[-1] != column:
+                seen_at.append(column)
+    ends: list[int] = []  # the smallest last column of an in-order run of each length
+    ends_at: list[int] = []  # which pair ends it
+    pairs: list[tuple[int, int, Pairs, int]] = []  # (row, column, calls, previous pair or -1)
+    for row in range(start, e_end):
+        columns = sorted(
+            {column for call in expected[row] for column in by_name.get(call.name, ())},
+            reverse=True,  # so that one row never extends a run through itself
+        )
+        for column in columns:
+            found = bipartite(expected[row], actual[column], matches)
+            if not found:
+                continue
+            length = bisect_left(ends, column)
+            pairs.append((row, column, found, ends_at[length - 1] if length else -1))
+            if length == len(ends):
+                ends.append(column)
+                ends_at.append(len(pairs) - 1)
+            else:
+                ends[length] = column
+                ends_at[length] = len(pairs) - 1
+    aligned: list[tuple[int, int, Pairs]] = []
+    index = ends_at[-1] if ends_at else -1
+    while index >= 0:
+        row, column, found, index = pairs[index]
+        aligned.append((row, column, found))
+    aligned.reverse()
+    return aligned
 
 
 def _table(
