@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 _INT_RANGE = range(-(2**63), 2**64)
 
 
@@ -68,3 +70,25 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children)
     return False
+
+
+def dumps_lenient(value: Any, option: int = 0) -> bytes:
+    """JSON for any value: as is when orjson can write it, else with `jsonable` and `str` for
+    what it cannot (big ints, odd objects), else, past orjson's nesting limit, as one string.
+
+    Example:
+        >>> dumps_lenient({"n": 10**30})
+        b'{"n":"1000000000000000000000000000000"}'
+    """
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError:
+        pass
+    try:
+        return orjson.dumps(jsonable(value), option=option, default=str)
+    except (TypeError, RecursionError):
+        try:
+            text = repr(value)
+        except RecursionError:
+            text = f"<{type(value).__name__} nested too deep to write>"
+        return orjson.dumps(text)

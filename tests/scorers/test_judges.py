@@ -367,3 +367,21 @@ def test_judge_options_are_checked_when_the_scorer_is_built() -> None:
         llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), temperature=1)
     with pytest.raises(ValueError, match="preset"):
         llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), preset="x")
+
+
+def test_tool_results_json_cannot_write_still_reach_the_judge() -> None:
+    deep: list[Any] = []
+    inner = deep
+    for _ in range(400):
+        inner.append([])
+        inner = inner[0]
+    run = Trajectory(
+        answer="P-1 failed.",
+        steps=[Step(0, tool_calls=[ToolCall("get", {}, result={"big": 10**30, "deep": deep})])],
+    )
+    claims = {"claims": [{"claim": "P-1 failed", "verdict": "supported", "evidence": "x"}],
+              "rationale": "ok"}  # fmt: skip
+    judge, client = judge_with(factuality, lambda r: claims)
+    score = judge(CASE, run)
+    assert score.status is ScoreStatus.SCORED and score.passed
+    assert "1000000000000000000000000000000" in client.prompt()

@@ -9,7 +9,7 @@ from typing import IO, Any
 
 import orjson
 
-from assay._jsonable import jsonable
+from assay._jsonable import dumps_lenient
 from assay.reports.files import (
     ReportNames,
     inside,
@@ -101,9 +101,6 @@ def _without_records(score: dict[str, Any]) -> dict[str, Any]:
 
 
 def _dumps(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=_OPTIONS)
-    except TypeError:
-        # A value orjson cannot write (an int beyond 64 bits, an odd object) must not lose the
-        # report: write such values as strings instead.
-        return orjson.dumps(jsonable(value), option=_OPTIONS, default=str)
+    # A value orjson cannot write (an int beyond 64 bits, an odd object) must not lose the
+    # report: such values are written as strings instead.
+    return dumps_lenient(value, _OPTIONS)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import orjson
 
-from assay._jsonable import json_type
+from assay._jsonable import dumps_lenient, json_type
 from assay.models.types import ChatRequest, ChatResponse, ModelClient, ModelError
 from assay.records import Case, Trajectory
 from assay.results import Score
@@ -52,7 +52,7 @@ def untrusted(label: str, content: Any, budget: int = DEFAULT_CONTENT_BUDGET) ->
         True
     """
     if not isinstance(content, str):
-        content = orjson.dumps(content, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+        content = dumps_lenient(content, orjson.OPT_NON_STR_KEYS).decode()
     text = content.replace("<<<", "‹‹‹").replace(">>>", "›››")
     if len(text) > budget:
         text = f"{text[:budget]}\n[… cut: {budget} of {len(text)} characters shown …]"
