@@ -37,8 +37,7 @@ from typing import Any
 
 import orjson
 
-from assay._jsonable import jsonable
-from assay.formats.assetopsbench import safe_text
+from assay._jsonable import dumps_lenient
 from assay.records import Step, Trajectory
 
 __all__ = ["trajectory_to_line", "trajectory_to_record", "write_runs_jsonl"]
@@ -195,15 +194,5 @@ def _writable_record(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _writable(value: Any) -> Any:
-    """`value` if orjson can write it, else its nearest JSON value, else its text."""
-    try:
-        orjson.dumps(value, option=_OPTIONS)
-        return value
-    except TypeError:
-        pass
-    try:
-        # Big ints become text and keys strings; anything orjson still refuses (an SDK
-        # object, a set) becomes its text through `default`.
-        return orjson.loads(orjson.dumps(jsonable(value), default=safe_text, option=_OPTIONS))
-    except (TypeError, ValueError, RecursionError):  # nested beyond what can be written
-        return safe_text(value)
+    """`value` as the nearest JSON value orjson can write (see `dumps_lenient`)."""
+    return orjson.loads(dumps_lenient(value, _OPTIONS))
