@@ -512,3 +512,23 @@ def test_very_long_trajectories_stay_fast_and_exact_for_one_call_steps() -> None
     assert "aligned by steps: over 1,000,000 step pairs" in parallel.reason
     trimmed = check_trajectory([["x", "y"]] * 1100, [["y", "x"]] * 1099 + [["z"]], mode="strict")
     assert "aligned by steps" not in trimmed.reason  # the ends matched: a small table did
+
+
+def _openai(arguments: str) -> list[dict[str, Any]]:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    return [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": [call]}]
+
+
+@pytest.mark.parametrize("levels", [65, 200, 1000])
+@pytest.mark.parametrize("mode", MODES)
+def test_deep_arguments_in_messages_agree_with_the_general_path(mode: str, levels: int) -> None:
+    # The same value written two ways: the quick path must not compare values nested past
+    # the limit (Python's == would even overflow at 1,000 levels), just as the general path.
+    text = '{"a": ' + "[" * levels + "]" * levels + "}"
+    spaced = '{ "a" : ' + "[" * levels + "]" * levels + " }"
+    for args in ("exact", "superset", "subset"):
+        checker = TrajectoryChecker(mode=mode, args=args)
+        quick = checker(_openai(text), _openai(spaced))
+        general = checker._general(_openai(text), _openai(spaced))
+        assert quick.passed is general.passed is False, (mode, args)
+        assert quick.score == general.score

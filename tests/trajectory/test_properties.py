@@ -140,8 +140,27 @@ def openai_messages(steps: list[Any]) -> list[dict[str, Any]]:
 
 raw_arguments = st.one_of(
     st.none(),
-    st.sampled_from(['{"k": 1}', '{"k": 1.0}', '{"k":1,"m":2}', '{"k": true}', '{"k"', "[]"]),
+    st.sampled_from(
+        [
+            '{"k": 1}',
+            '{"k":1}',
+            '{"k": 1.0}',
+            '{"k":1,"m":2}',
+            '{"m": 2, "k": 1}',
+            '{"k": true}',
+            '{"k":true}',
+            '{"k": {"a": 1}}',
+            '{"k": {"a": 1, "b": [true]}}',
+            '{"k": [1, true]}',
+            '{"k": [1, 1]}',
+            "{}",
+            '{"k"',
+            "[]",
+            "null",
+        ]
+    ),
     arg_dicts.map(lambda d: orjson.dumps(d).decode()),
+    arg_dicts.map(lambda d: orjson.dumps(d, option=orjson.OPT_INDENT_2).decode()),
 )
 openai_calls = st.builds(lambda n, a: {"name": n, "arguments": a}, names, raw_arguments)
 
@@ -149,7 +168,7 @@ openai_calls = st.builds(lambda n, a: {"name": n, "arguments": a}, names, raw_ar
 @given(
     st.lists(st.one_of(openai_calls, st.lists(openai_calls, min_size=1, max_size=3)), max_size=6),
     st.lists(st.one_of(openai_calls, st.lists(openai_calls, min_size=1, max_size=3)), max_size=6),
-    st.sampled_from(["unordered", "superset", "subset"]),
+    st.sampled_from(MODES),
     st.sampled_from(["exact", "ignore", "subset", "superset"]),
 )
 def test_the_quick_count_agrees_with_the_general_path(

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assay.trajectory._fast import Compare, comparison, count_matches, plain_calls
+from assay.trajectory._fast import count_in_order, count_matches, plain_calls
 from assay.trajectory.args import compile_rules
 from assay.trajectory.match import (
     CallMatcher,
@@ -72,7 +72,6 @@ class TrajectoryMatch:
 
     def __init__(
         self,
-        *,
         passed: bool,
         score: float,
         precision: float,
@@ -101,7 +100,7 @@ class TrajectoryMatch:
     def reason(self) -> str:
         """What did not match (step, tool, expected against got); empty when it passed."""
         if self._reason is None:
-            self._reason = "" if self.passed else self._evidence.reason()
+            self._reason = "" if self.passed else self._explained().reason()
         return self._reason
 
     @property
@@ -121,8 +120,16 @@ class TrajectoryMatch:
 
     def _all_lists(self) -> tuple[list[dict[str, Any]], ...]:
         if self._lists is None:
-            self._lists = self._evidence.lists()
+            self._lists = self._explained().lists()
         return self._lists
+
+    def _explained(self) -> _Evidence:
+        evidence = self._evidence
+        if type(evidence) is tuple:  # counted on the quick path: ask the general one
+            checker, expected, actual = evidence
+            evidence = self._evidence = checker._general(expected, actual)._explained()
+        assert isinstance(evidence, _Evidence)
+        return evidence
 
     def to_details(self) -> dict[str, Any]:
         """The check as plain data for a report."""
@@ -317,30 +324,9 @@ class _Evidence:
         return "; ".join(parts)
 
 
-class _Deferred:
-    """Evidence of a check counted on the quick path: worked out by the general path when an
-    explanation is first asked for."""
-
-    __slots__ = ("_actual", "_checker", "_expected", "_inner")
-
-    def __init__(self, checker: TrajectoryChecker, expected: Any, actual: Any) -> None:
-        self._checker = checker
-        self._expected = expected
-        self._actual = actual
-        self._inner: _Evidence | None = None
-
-    def _evidence(self) -> _Evidence:
-        if self._inner is None:
-            found = self._checker._general(self._expected, self._actual)._evidence
-            assert isinstance(found, _Evidence)
-            self._inner = found
-        return self._inner
-
-    def reason(self) -> str:
-        return self._evidence().reason()
-
-    def lists(self) -> tuple[list[dict[str, Any]], ...]:
-        return self._evidence().lists()
+_Deferred = tuple["TrajectoryChecker", Any, Any]
+"""What a check counted on the quick path keeps to explain itself: the checker and the two
+trajectories, for the general path to work through when an explanation is first asked for."""
 
 
 class TrajectoryChecker:
@@ -368,13 +354,10 @@ class TrajectoryChecker:
         self.mode: Mode = resolve_mode(mode)
         default, per_tool = compile_rules(args, overrides)
         self._matcher = CallMatcher(default, per_tool)
-        # Order-free modes with one argument mode for every tool can be counted on plain
-        # message dicts directly (`_fast`); None when they cannot.
-        self._fast: tuple[Compare | None] | None = (
-            (comparison(default.mode),)
-            if self.mode in ("unordered", "superset", "subset") and not per_tool and default.mode
-            else None
-        )
+        # With one argument mode for every tool, the figures can be counted on plain message
+        # dicts directly (`_fast`); None when they cannot.
+        self._fast: str | None = default.mode if not per_tool and default.mode else None
+        self._ordered = self.mode == "strict" or self.mode == "subsequence"
 
     def __call__(self, expected: Any, actual: Any) -> TrajectoryMatch:
         """Check `actual` against `expected` (any accepted trajectory shape).
@@ -382,13 +365,18 @@ class TrajectoryChecker:
         Raises:
             TypeError: either side is not a trajectory in any accepted shape.
         """
-        if self._fast is not None:
+        args_mode = self._fast
+        if args_mode is not None:
             e_plain = plain_calls(expected)
             a_plain = plain_calls(actual) if e_plain is not None else None
             if e_plain is not None and a_plain is not None:
-                n_matched = count_matches(e_plain, a_plain, self._fast[0])
-                deferred = _Deferred(self, expected, actual)
-                return self._result(n_matched, len(e_plain), len(a_plain), deferred)
+                if self._ordered:
+                    n_matched = count_in_order(e_plain, a_plain, args_mode, self._matcher.matches)
+                else:
+                    n_matched = count_matches(e_plain[0], a_plain[0], args_mode)
+                if n_matched is not None:
+                    deferred = (self, expected, actual)
+                    return self._result(n_matched, len(e_plain[0]), len(a_plain[0]), deferred)
         return self._general(expected, actual)
 
     def _general(self, expected: Any, actual: Any) -> TrajectoryMatch:
@@ -423,15 +411,8 @@ class TrajectoryChecker:
             passed, credit = n_matched == n_actual, precision
         else:  # subsequence, superset: extra calls are allowed
             passed, credit = n_matched == n_expected, recall
-        return TrajectoryMatch(
-            passed=passed,
-            score=1.0 if passed else min(credit, _BELOW_ONE),
-            precision=precision,
-            recall=recall,
-            f1=f1,
-            mode=mode,
-            evidence=evidence,
-        )
+        score = 1.0 if passed else min(credit, _BELOW_ONE)
+        return TrajectoryMatch(passed, score, precision, recall, f1, mode, evidence)
 
 
 _BELOW_ONE = 0.999999
