@@ -47,15 +47,17 @@ _GENERAL_ONLY = frozenset({"name", "additional_kwargs", "lc", "function_call"})
 LangChain's shapes, a legacy function call."""
 
 
-def plain_calls(messages: Any) -> tuple[list[PlainCall], list[int]] | None:
-    """The calls of a list of OpenAI-style message dicts, and where each step ends (a step
-    is an assistant message that made calls); None when it is anything else.
+def plain_calls(messages: Any, ends: list[int] | None = None) -> list[PlainCall] | None:
+    """The calls of a list of OpenAI-style message dicts; None when it is anything else.
+    `ends`, when given, is told where each step ends (a step is an assistant message that
+    made calls).
 
     Example:
+        >>> ends = []
         >>> plain_calls([{"role": "user", "content": "hi"},
         ...              {"role": "assistant", "tool_calls": [
         ...                  {"function": {"name": "f", "arguments": "{}"}},
-        ...                  {"function": {"name": "g"}}]}])
+        ...                  {"function": {"name": "g"}}]}], ends), ends
         ([('f', '{}'), ('g', None)], [2])
         >>> plain_calls([{"type": "ai", "content": ""}]) is None
         True
@@ -63,7 +65,6 @@ def plain_calls(messages: Any) -> tuple[list[PlainCall], list[int]] | None:
     if type(messages) is not list:
         return None
     calls: list[PlainCall] = []
-    ends: list[int] = []
     append = calls.append
     try:
         for message in messages:
@@ -86,10 +87,11 @@ def plain_calls(messages: Any) -> tuple[list[PlainCall], list[int]] | None:
                 if type(name) is not str or (arguments is not None and type(arguments) is not str):
                     return None
                 append((name, arguments))
-            ends.append(len(calls))
+            if ends is not None:
+                ends.append(len(calls))
     except (KeyError, TypeError, AttributeError):
         return None
-    return calls, ends
+    return calls
 
 
 def count_matches(expected: list[PlainCall], actual: list[PlainCall], args_mode: str) -> int:
@@ -122,7 +124,7 @@ def count_matches(expected: list[PlainCall], actual: list[PlainCall], args_mode:
     matched = start + len(expected) - e_end
     if e_end == start or a_end == start:
         return matched
-    values = _Values(text_comparison(args_mode))
+    compare = text_comparison(args_mode)
     offered_by_name = _by_name(actual[start:a_end])
     for name, wanted in _by_name(expected[start:e_end]).items():
         got = offered_by_name.get(name)
@@ -130,9 +132,10 @@ def count_matches(expected: list[PlainCall], actual: list[PlainCall], args_mode:
             continue
         if len(wanted) == 1 and len(got) == 1:
             # One call of this name on each side: they match or nothing does.
-            matched += values.fits(wanted[0], got[0])
+            text, other = wanted[0], got[0]
+            matched += text is None or text == other or _text_fits(text, other, compare)
         else:
-            matched += _search(wanted, got, values)
+            matched += _search(wanted, got, _Values(compare))
     return matched
 
 
@@ -144,8 +147,8 @@ def count_in_order(
 ) -> int | None:
     """The calls matched along the best in-order alignment of steps (`match.in_order`), or
     None when the trajectories are long enough for `in_order` to align them approximately
-    (the general path then does it, so that both give the same figures). Each side is what
-    `plain_calls` returns.
+    (the general path then does it, so that both give the same figures). Each side is the
+    calls `plain_calls` returns and the ends of the steps it was told.
 
     Example:
         >>> from assay.trajectory.match import CallMatcher
