@@ -532,3 +532,35 @@ def test_deep_arguments_in_messages_agree_with_the_general_path(mode: str, level
         general = checker._general(_openai(text), _openai(spaced))
         assert quick.passed is general.passed is False, (mode, args)
         assert quick.score == general.score
+
+
+def _openai_calls(*calls: tuple[str, str | None]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for index, (name, arguments) in enumerate(calls):
+        function: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            function["arguments"] = arguments
+        call = {"id": f"c{index}", "type": "function", "function": function}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+    return messages
+
+
+def test_a_call_without_expected_arguments_is_not_paired_early_with_its_twin() -> None:
+    # Pairing the two argument-less calls where they stand would leave {"x": 1} against
+    # {"y": 2} (no match in subset mode); the best pairing crosses them and matches both.
+    expected = _openai_calls(("a", None), ("a", '{"x": 1}'))
+    actual = _openai_calls(("a", None), ("a", '{"y": 2}'))
+    for mode in ("unordered", "superset", "subset"):
+        result = check_trajectory(expected, actual, mode=mode, args="subset")
+        assert result.passed, (mode, result.reason)
+
+
+def test_reserialised_arguments_are_paired_where_they_stand_but_booleans_are_not_numbers() -> None:
+    expected = _openai_calls(("f", '{"a": 1, "b": true}'), ("g", '{"n": 2}'))
+    same_values = _openai_calls(("f", '{"b":true,"a":1.0}'), ("g", '{ "n" : 2 }'))
+    number_for_bool = _openai_calls(("f", '{"b":1,"a":1}'), ("g", '{"n": 2}'))
+    for mode in MODES:
+        assert check_trajectory(expected, same_values, mode=mode, args="exact").passed, mode
+        result = check_trajectory(expected, number_for_bool, mode=mode, args="exact")
+        assert not result.passed, mode
+        assert "f" in result.reason
