@@ -73,9 +73,15 @@ def plain_calls(messages: Any, ends: list[int] | None = None) -> list[PlainCall]
                 if role in _SKIPPED_ROLES and "lc" not in message:
                     continue
                 return None
-            if not _GENERAL_ONLY.isdisjoint(message) or type(message) is not dict:
+            if type(message) is not dict:
                 return None
             raw_calls = message.get("tool_calls")
+            if (raw_calls is None or len(message) != 3 or "content" not in message) and not (
+                _GENERAL_ONLY.isdisjoint(message)
+            ):
+                # Keys beyond {role, content, tool_calls} include one that the general
+                # reader gives a meaning to.
+                return None
             if not raw_calls:
                 continue
             if type(raw_calls) is not list:
@@ -84,7 +90,7 @@ def plain_calls(messages: Any, ends: list[int] | None = None) -> list[PlainCall]
                 function = raw["function"]
                 name = function["name"]
                 arguments = function.get("arguments")
-                if type(name) is not str or (arguments is not None and type(arguments) is not str):
+                if (type(arguments) is not str and arguments is not None) or type(name) is not str:
                     return None
                 append((name, arguments))
             if ends is not None:

@@ -58,43 +58,70 @@ class TrajectoryMatch:
     for the explanations it looks at.
     """
 
-    __slots__ = (
-        "_evidence",
-        "_lists",
-        "_reason",
-        "f1",
-        "mode",
-        "passed",
-        "precision",
-        "recall",
-        "score",
-    )
+    __slots__ = ("_evidence", "_lists", "_matched", "_reason", "mode", "n_actual", "n_expected")
 
     def __init__(
         self,
-        passed: bool,
-        score: float,
-        precision: float,
-        recall: float,
-        f1: float,
         mode: Mode,
+        n_matched: int,
+        n_expected: int,
+        n_actual: int,
         evidence: _Evidence | _Deferred,
     ) -> None:
-        self.passed = passed
-        """Whether the actual trajectory satisfies the mode."""
-        self.score = score
-        """Partial credit in 0..1; 1.0 exactly when `passed`."""
-        self.precision = precision
-        """Matched calls over actual calls (1.0 when there are none)."""
-        self.recall = recall
-        """Matched calls over expected calls (1.0 when there are none)."""
-        self.f1 = f1
-        """Harmonic mean of precision and recall."""
         self.mode: Mode = mode
         """The mode checked, after resolving aliases."""
+        self._matched = n_matched
+        self.n_expected = n_expected
+        """Calls in the expected trajectory."""
+        self.n_actual = n_actual
+        """Calls in the actual trajectory (of the kinds the expectation speaks of)."""
         self._evidence = evidence
         self._reason: str | None = None
         self._lists: tuple[list[dict[str, Any]], ...] | None = None
+
+    # The figures follow from three counts; worked out when read, as checking many pairs
+    # often reads only `passed`.
+
+    @property
+    def passed(self) -> bool:
+        """Whether the actual trajectory satisfies the mode."""
+        mode, matched = self.mode, self._matched
+        if mode == "strict" or mode == "unordered":
+            return matched == self.n_expected == self.n_actual
+        if mode == "subset":
+            return matched == self.n_actual
+        return matched == self.n_expected  # subsequence, superset: extra calls are allowed
+
+    @property
+    def precision(self) -> float:
+        """Matched calls over actual calls (1.0 when there are none)."""
+        return self._matched / self.n_actual if self.n_actual else 1.0
+
+    @property
+    def recall(self) -> float:
+        """Matched calls over expected calls (1.0 when there are none)."""
+        return self._matched / self.n_expected if self.n_expected else 1.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall."""
+        precision, recall = self.precision, self.recall
+        return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+    @property
+    def score(self) -> float:
+        """Partial credit in 0..1; 1.0 exactly when `passed`: the F1 for `strict` and
+        `unordered`, precision for `subset`, recall for `subsequence` and `superset`."""
+        if self.passed:
+            return 1.0
+        mode = self.mode
+        if mode == "strict" or mode == "unordered":
+            credit = self.f1
+        elif mode == "subset":
+            credit = self.precision
+        else:
+            credit = self.recall
+        return min(credit, _BELOW_ONE)
 
     @property
     def reason(self) -> str:
@@ -410,18 +437,7 @@ class TrajectoryChecker:
     def _result(
         self, n_matched: int, n_expected: int, n_actual: int, evidence: _Evidence | _Deferred
     ) -> TrajectoryMatch:
-        mode = self.mode
-        precision = n_matched / n_actual if n_actual else 1.0
-        recall = n_matched / n_expected if n_expected else 1.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        if mode == "strict" or mode == "unordered":
-            passed, credit = n_matched == n_expected == n_actual, f1
-        elif mode == "subset":
-            passed, credit = n_matched == n_actual, precision
-        else:  # subsequence, superset: extra calls are allowed
-            passed, credit = n_matched == n_expected, recall
-        score = 1.0 if passed else min(credit, _BELOW_ONE)
-        return TrajectoryMatch(passed, score, precision, recall, f1, mode, evidence)
+        return TrajectoryMatch(self.mode, n_matched, n_expected, n_actual, evidence)
 
 
 _BELOW_ONE = 0.999999
