@@ -65,6 +65,16 @@ class Unparsable:
         self.reason = reason
 
 
+SHALLOW_TEXT = 2 * MAX_DEPTH
+"""JSON text no longer than this cannot nest past the limit: each level takes two brackets."""
+
+
+def too_deep(text: str, value: Any) -> bool:
+    """Whether `value`, parsed from JSON `text`, nests past the limit (brackets counted
+    first, so that only text with enough of them is walked)."""
+    return text.count("[") + text.count("{") > MAX_DEPTH and nested_deeper_than(value, MAX_DEPTH)
+
+
 def args_value(raw: Any) -> Any:
     """Arguments as a JSON value to compare, or `Unparsable`; never raises (it runs for every
     pair of calls compared). Nesting deeper than the answers' limit is refused here, so that
@@ -81,8 +91,9 @@ def args_value(raw: Any) -> Any:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             return Unparsable(f"arguments are not valid JSON ({exc.msg})")
-        if len(raw) <= 2 * MAX_DEPTH or raw.count("[") + raw.count("{") <= MAX_DEPTH:
-            return value  # too short or too few brackets to nest past the limit
+        if len(raw) <= SHALLOW_TEXT or not too_deep(raw, value):
+            return value
+        return Unparsable(f"arguments nested deeper than {MAX_DEPTH} levels")
     else:
         try:
             value = parse_args(raw)
