@@ -394,23 +394,20 @@ class TrajectoryChecker:
         """
         args_mode = self._fast
         if args_mode is not None:
-            if self._ordered:
-                e_ends: list[int] = []
-                a_ends: list[int] = []
-                e_calls = plain_calls(expected, e_ends)
-                a_calls = plain_calls(actual, a_ends) if e_calls is not None else None
-                if e_calls is not None and a_calls is not None:
-                    n_matched = count_in_order(
+            # The ordered modes also need where each step ends.
+            e_ends: list[int] | None = [] if self._ordered else None
+            a_ends: list[int] | None = [] if self._ordered else None
+            e_calls = plain_calls(expected, e_ends)
+            a_calls = plain_calls(actual, a_ends) if e_calls is not None else None
+            if e_calls is not None and a_calls is not None:
+                n_matched = (
+                    count_in_order(
                         (e_calls, e_ends), (a_calls, a_ends), args_mode, self._matcher.matches
                     )
-                    if n_matched is not None:
-                        evidence = (self, expected, actual)
-                        return self._result(n_matched, len(e_calls), len(a_calls), evidence)
-            else:
-                e_calls = plain_calls(expected)
-                a_calls = plain_calls(actual) if e_calls is not None else None
-                if e_calls is not None and a_calls is not None:
-                    n_matched = count_matches(e_calls, a_calls, args_mode)
+                    if e_ends is not None and a_ends is not None
+                    else count_matches(e_calls, a_calls, args_mode)
+                )
+                if n_matched is not None:
                     evidence = (self, expected, actual)
                     return self._result(n_matched, len(e_calls), len(a_calls), evidence)
         return self._general(expected, actual)
