@@ -345,7 +345,7 @@ def jsonl_run_lines(path: str | Path) -> Iterator[tuple[bytes, str] | ReadProble
         >>> os.remove(path)
     """
     try:
-        handle = os.fdopen(_open_regular(path), "rb")
+        handle = os.fdopen(_open_regular(path)[0], "rb")
     except OSError as error:
         yield ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
         return
@@ -558,30 +558,36 @@ def safe_text(value: Any) -> str:
 # --- fields --------------------------------------------------------------------------------
 
 
-def _open_regular(path: str | Path) -> int:
-    """A descriptor for `path` if it is a regular file; OSError otherwise.
+def _open_regular(path: str | Path) -> tuple[int, int]:
+    """A descriptor for `path` and its size, if it is a regular file; OSError otherwise.
 
     A FIFO or a device named like a run file (`x.json -> /dev/zero`) would block or never end;
     O_NONBLOCK keeps the open itself from waiting on a FIFO, and regular files ignore it.
     """
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
         os.close(descriptor)
         raise OSError(errno.EINVAL, "not a regular file")
-    return descriptor
+    return descriptor, status.st_size
 
 
 def _read_whole(path: str | Path) -> bytes:
     # os.open/os.read rather than open(): no buffered file object for a file read in one go,
     # about three times faster on the small files runs and ground truth come in.
-    descriptor = _open_regular(path)
+    descriptor, size = _open_regular(path)
     try:
-        chunks = []
+        # One byte more than the size: a short read is the end of a regular file, so the
+        # usual file is read in one call, and one that grew meanwhile is still read whole.
+        first = os.read(descriptor, size + 1)
+        if len(first) <= size:
+            return first
+        chunks = [first]
         while chunk := os.read(descriptor, _READ_CHUNK):
             chunks.append(chunk)
     finally:
         os.close(descriptor)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return b"".join(chunks)
 
 
 _READ_CHUNK = 1 << 20
