@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import orjson
 import pytest
 
 from assay import pipeline
+from assay._forkpool import WorkerLostError
 from assay.pipeline import EvaluateOptions, evaluate
 from assay.records import Case, Trajectory
 from assay.results import Score
@@ -219,3 +222,32 @@ def test_workers_write_the_same_reports_as_one_process(
     totals = outputs[2][2]
     assert (totals["runs_read"], totals["unreadable"], totals["errors"]) == (98, 2, 1)
     assert any("empty" in p["reason"] for p in outputs[2][1]["scenario_problems"])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "_CHUNK", 4)
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    for i in range(80):
+        write_scenario(gt, str(i), "{'a': 1}")
+        write_run(runs, f"{i:02d}.json", run_id=f"r{i}", scenario_id=str(i), answer='{"a": 1}')
+    units = pipeline._FileScorer.units
+
+    def dies_on_run_50(self: pipeline._FileScorer, chunk: list[pipeline._Unit]) -> object:
+        if any(isinstance(unit, str) and unit.endswith("50.json") for unit in chunk):
+            os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
+        return units(self, chunk)
+
+    monkeypatch.setattr(pipeline._FileScorer, "units", dies_on_run_50)
+    out = tmp_path / "out"
+    with pytest.raises(WorkerLostError):
+        evaluate(EvaluateOptions(runs, (gt,), out, workers=2))
+    aggregate = orjson.loads((out / "_aggregate.json").read_bytes())
+    assert aggregate["interrupted"] is True
+    kept = aggregate["totals"]["scored"]
+    assert 0 < kept <= 48
+    lines = (out / "results.jsonl").read_bytes().splitlines()
+    assert len(lines) == kept
+    assert not [p for p in out.iterdir() if p.name.startswith(".assay-")]

@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import gc
 import itertools
-import multiprocessing
 import os
 import re
-import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -328,38 +325,21 @@ class _Problems:
         return [{"source": p.source, "reason": p.reason} for p in self._items]
 
 
-_WORKER: _FileScorer | None = None
-"""The file scorer a forked worker process inherits."""
-
 _CHUNK = 64
 """Work units (files or JSONL lines) handed to a worker at a time. Each round trip costs the
-main process CPU that the workers then miss (on 2,000 runs, its CPU time fell from about 0.56 s
-at 16 to 0.46 s at 64 and 0.40 s at 128); a chunk is still only some 20 ms of work, so little
-is left waiting at the end."""
+parent process CPU that the workers then miss; a chunk is still only some 20 ms of work, so
+little is left waiting at the end."""
 
 _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _work(units: list[_Unit]) -> list[_Scored]:
-    assert _WORKER is not None
-    return _WORKER.units(units)
+def _chunks(files: Iterator[str]) -> Iterator[list[_Unit]]:
+    """The work units of `files` in order, `_CHUNK` at a time.
 
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C goes to the whole process group; the parent stops the pool, workers just stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _in_workers(pool: Pool, files: Iterator[str], in_flight: int) -> Iterator[_Scored]:
-    """Scored runs in file order, scored by the pool in chunks of work units.
-
-    At most `in_flight` chunks are out at a time (`Pool.imap` would read all its input up
-    front and queue every result, so results would pile up when the writer is the slower
-    side). A `.json` file is one unit; a `.jsonl` file is read here line by line and each line
-    is a unit, so a file of any size is shared out in small pieces like the rest.
+    A `.json` file is one unit; a `.jsonl` file is read here line by line and each line is a
+    unit, so a file of any size is shared out in small pieces like the rest.
     """
-    pending: deque[AsyncResult[list[_Scored]]] = deque()
     chunk: list[_Unit] = []
     for path in files:
         units: Iterable[_Unit] = (
@@ -368,14 +348,10 @@ def _in_workers(pool: Pool, files: Iterator[str], in_flight: int) -> Iterator[_S
         for unit in units:
             chunk.append(unit)
             if len(chunk) == _CHUNK:
-                pending.append(pool.apply_async(_work, (chunk,)))
+                yield chunk
                 chunk = []
-                while len(pending) >= in_flight:
-                    yield from pending.popleft().get()
     if chunk:
-        pending.append(pool.apply_async(_work, (chunk,)))
-    while pending:
-        yield from pending.popleft().get()
+        yield chunk
 
 
 @contextmanager
@@ -388,29 +364,18 @@ def _scored_files(
     fork (they inherit the ground-truth index and scorers instead of rebuilding them); the
     results come back in file order either way, so reports are the same.
     """
-    global _WORKER
     count = workers if workers > 0 else (os.cpu_count() or 1)
     head = list(itertools.islice(files, _MIN_FILES_PER_WORKER * count))
     files = itertools.chain(head, files)
-    parallel = (
-        count > 1
-        and len(head) == _MIN_FILES_PER_WORKER * count
-        and "fork" in multiprocessing.get_all_start_methods()
-    )
+    parallel = count > 1 and len(head) == _MIN_FILES_PER_WORKER * count and hasattr(os, "fork")
     if not parallel:
         yield (scored for path in files for scored in file_scorer(path))
         return
-    _WORKER = file_scorer
-    pool = multiprocessing.get_context("fork").Pool(count, initializer=_ignore_interrupts)
-    try:
-        yield _in_workers(pool, files, in_flight=2 * count)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
-        _WORKER = None
+    from assay._forkpool import ForkPool
+
+    with ForkPool(file_scorer.units, count) as pool:
+        results = pool.map(_chunks(files), in_flight=2 * count)
+        yield (scored for chunk in results for scored in chunk)
 
 
 class _Scorers:
