@@ -15,7 +15,7 @@ from assay import pipeline
 from assay._forkpool import WorkerLostError
 from assay.pipeline import EvaluateOptions, evaluate
 from assay.records import Case, Trajectory
-from assay.results import Score
+from assay.results import CaseResult, NotScored, Score
 from assay.scorers import register_scorer
 from assay.scorers.registry import Scorer, UnknownScorerError
 
@@ -251,3 +251,32 @@ def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
     lines = (out / "results.jsonl").read_bytes().splitlines()
     assert len(lines) == kept
     assert not [p for p in out.iterdir() if p.name.startswith(".assay-")]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_callbacks_see_every_input_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    monkeypatch.setattr(pipeline, "_CHUNK", 4)
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    for i in range(70):
+        write_scenario(gt, str(i), "{'a': 1}")
+        answer = '{"a": 1}' if i % 2 else '{"a": 2}'
+        write_run(runs, f"{i:02d}.json", run_id=f"r{i}", scenario_id=str(i), answer=answer)
+    (runs / "zz.json").write_text("{")
+    seen: list[CaseResult | NotScored] = []
+    ticks: list[None] = []
+    out = tmp_path / "out"
+    summary = evaluate(
+        EvaluateOptions(runs, (gt,), out, workers=workers),
+        on_result=seen.append,
+        on_progress=lambda: ticks.append(None),
+    )
+    assert len(ticks) == len(seen) == summary.totals["runs_read"] == 71
+    results = [item for item in seen if isinstance(item, CaseResult)]
+    assert [r.run_id for r in results] == [f"r{i}" for i in range(70)]
+    assert [r.score.passed for r in results] == [bool(i % 2) for i in range(70)]
+    lines = [orjson.loads(line) for line in (out / "results.jsonl").read_bytes().splitlines()]
+    assert [r.report_file for r in results] == [line["report_file"] for line in lines]
+    assert results[0].question is None and results[0].answer == '{"a": 2}'
+    assert isinstance(seen[-1], NotScored) and seen[-1].kind == "unreadable"

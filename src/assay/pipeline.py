@@ -43,7 +43,7 @@ from assay.formats.assetopsbench import (
 from assay.formats.ids import scenario_key
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.records import Case, Trajectory
-from assay.reports.aggregate import SummaryBuilder
+from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import write_temporary
 from assay.reports.json_report import ReportWriter, render
 from assay.reports.pricing import estimate_cost_usd
@@ -94,14 +94,21 @@ def evaluate(
     options: EvaluateOptions,
     *,
     on_result: Callable[[CaseResult | NotScored], None] | None = None,
+    on_progress: Callable[[], None] | None = None,
 ) -> RunSummary:
     """Run the offline evaluation and return its summary (also written as `_aggregate.json`).
+
+    Args:
+        options: What to evaluate and where to write the reports.
+        on_result: Called with every result and every input not scored, in input order.
+            Results then travel whole from worker processes, which costs some speed.
+        on_progress: Called once per input handled (a progress bar needs no more).
 
     Raises:
         UnknownScorerError: the default scorer does not exist (checked before any work).
     """
     with _batch_gc():
-        return _evaluate(options, on_result)
+        return _evaluate(options, on_result, on_progress)
 
 
 @contextmanager
@@ -125,7 +132,9 @@ def _batch_gc() -> Iterator[None]:
 
 
 def _evaluate(
-    options: EvaluateOptions, on_result: Callable[[CaseResult | NotScored], None] | None
+    options: EvaluateOptions,
+    on_result: Callable[[CaseResult | NotScored], None] | None,
+    on_progress: Callable[[], None] | None,
 ) -> RunSummary:
     scorers = _Scorers(options.scorer_options)
     for name in options.scorers or (options.scorer_default,):
@@ -144,24 +153,38 @@ def _evaluate(
                 yield item
 
     def take(item: _Scored) -> None:
-        problems.extend(item.problems)
+        if item.problems:
+            problems.extend(item.problems)
         if item.key is not None:
             scenarios.mark_answered(item.key)
-        if isinstance(item.outcome, CaseResult):
+        outcome, figures = item.outcome, item.figures
+        if figures is not None:
             assert item.report is not None and item.line is not None
-            writer.adopt(item.outcome, item.report, item.line)
-            builder.add_result(item.outcome)
+            wanted = figures.run_id or figures.scenario_id
+            report_file = writer.adopt_as(wanted, item.report, item.line)
+            builder.add_figures(figures, report_file)
+            if isinstance(outcome, CaseResult):
+                outcome.report_file = report_file
         else:
-            builder.add_not_scored(item.outcome)
+            assert isinstance(outcome, NotScored)
+            builder.add_not_scored(outcome)
         if on_result is not None:
-            on_result(item.outcome)
+            assert outcome is not None
+            on_result(outcome)
+        if on_progress is not None:
+            on_progress()
 
     interrupted = True
     with ExitStack() as stack:
         writer = stack.enter_context(ReportWriter(options.reports_dir))
         # Workers write each report under a temporary name; the writer only names it.
         file_scorer = _FileScorer(
-            scenarios, scorers, options.scorer_default, options.scorers, writer.directory
+            scenarios,
+            scorers,
+            options.scorer_default,
+            options.scorers,
+            writer.directory,
+            keep_results=on_result is not None,
         )
         try:
             if scorers.uses_models():
@@ -228,17 +251,30 @@ async def _judge_files(
 
 @dataclass(slots=True)
 class _Scored:
-    """One input's outcome, rendered where it was scored, ready for the writer."""
+    """One input's outcome, rendered where it was scored, ready for the writer.
 
-    outcome: CaseResult | NotScored
+    From a worker process, a scored run comes as its figures, its report file and its
+    results.jsonl line: what the writing process needs, and a fraction of the full result to
+    pickle. The full result comes along only when someone asked to see every result.
+    """
+
+    outcome: CaseResult | NotScored | None
+    """The result, or what was not scored; None for a result sent as `figures` only."""
+    figures: ResultFigures | None = None
+    """What the summary reads of a result (None for what was not scored)."""
     report: str | None = None
-    """The per-run report, written under a temporary name (for a CaseResult)."""
+    """The per-run report, written under a temporary name (for a result)."""
     line: bytes | None = None
     """Its results.jsonl line, without the report file's name."""
     key: str | None = None
     """The scenario key the run answered, if it joined one."""
     problems: list[ReadProblem] = field(default_factory=list)
     """Ground-truth problems first met while scoring this run."""
+
+    def __reduce__(self) -> tuple[type[_Scored], tuple[Any, ...]]:
+        # A plain tuple of the fields pickles faster than the dataclass's own state handling.
+        fields = (self.outcome, self.figures, self.report, self.line, self.key, self.problems)
+        return (_Scored, fields)
 
 
 class _FileScorer:
@@ -251,12 +287,16 @@ class _FileScorer:
         default: str,
         every_run: tuple[str, ...],
         reports_dir: Path,
+        *,
+        keep_results: bool = True,
     ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
         self.default = default
         self.every_run = every_run
         self.reports_dir = reports_dir
+        self.keep_results = keep_results
+        """Whether a scored run's `_Scored` holds its full result, not only its figures."""
 
     def __call__(self, path: str) -> Iterator[_Scored]:
         """The outcomes of the file's runs, one at a time."""
@@ -294,11 +334,14 @@ class _FileScorer:
     ) -> _Scored:
         if isinstance(outcome, CaseResult):
             report, line = render(outcome)
-            # The rendered report holds the per-key records; the summary needs none of them.
+            temporary = write_temporary(self.reports_dir, report)
+            figures = ResultFigures.of(outcome)
+            if not self.keep_results:
+                return _Scored(None, figures, temporary, line, key, problems)
+            # The rendered report holds the per-key records; nothing downstream needs them.
             for part in outcome.parts():
                 part.details.pop("details", None)
-            temporary = write_temporary(self.reports_dir, report)
-            return _Scored(outcome, temporary, line, key, problems)
+            return _Scored(outcome, figures, temporary, line, key, problems)
         return _Scored(outcome, key=key, problems=problems)
 
 

@@ -405,7 +405,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     try:
         with Progress(enabled=show_progress) as progress:
-            summary = evaluate(options, on_result=progress.advance)
+            summary = evaluate(options, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except OSError as exc:

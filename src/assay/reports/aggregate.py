@@ -8,7 +8,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from assay.reports.red_flags import (
     AVG_LATENCY_S,
@@ -25,6 +25,96 @@ WORST_KEPT = 10
 """How many failed runs, lowest score first, the summary names."""
 
 
+class PartFigures(NamedTuple):
+    """What the summary reads of one score."""
+
+    scorer: str
+    status: ScoreStatus
+    passed: bool | None
+    value: float | None
+    rationale: str
+    reason: Any
+    """`details["reason"]`, if the score has one."""
+    judge: dict[str, Any] | None
+    """`details["judge"]`: what a judge's calls cost, if a judge scored."""
+    metrics: dict[str, float]
+    """The numeric details (booleans excepted), averaged per scorer in the summary."""
+
+    @classmethod
+    def of(cls, score: Score) -> PartFigures:
+        details = score.details
+        judge = details.get("judge")
+        return cls(
+            score.scorer,
+            score.status,
+            score.passed,
+            score.value,
+            score.rationale,
+            details.get("reason"),
+            judge if isinstance(judge, dict) else None,
+            {
+                name: value
+                for name, value in details.items()
+                if isinstance(value, int | float) and not isinstance(value, bool)
+            },
+        )
+
+
+class ResultFigures(NamedTuple):
+    """What the summary reads of one result: small, so that it travels cheaply between
+    processes (a worker scores the run, the writing process counts it).
+
+    Example:
+        >>> from assay.results import OpsMetrics
+        >>> result = CaseResult("11", "r1", "agent", "m", None, "14",
+        ...                     Score.scored("static_json", 1.0, passed=True), OpsMetrics())
+        >>> figures = ResultFigures.of(result)
+        >>> figures.score.passed, figures.parts == (figures.score,)
+        (True, True)
+    """
+
+    run_id: str | None
+    scenario_id: str
+    source: str
+    runner: str | None
+    model: str | None
+    scenario_type: str | None
+    score: PartFigures
+    parts: tuple[PartFigures, ...]
+    """Each scorer's score; just `score` when one scorer ran."""
+    turn_count: int
+    tool_call_count: int
+    tokens_in: int
+    tokens_out: int
+    duration_ms: float | None
+    est_cost_usd: float | None
+    context_overflow: bool
+    escalated: bool
+
+    @classmethod
+    def of(cls, result: CaseResult) -> ResultFigures:
+        score = PartFigures.of(result.score)
+        ops = result.ops
+        return cls(
+            result.run_id,
+            result.scenario_id,
+            result.source,
+            result.runner,
+            result.model,
+            result.scenario_type,
+            score,
+            tuple(PartFigures.of(part) for part in result.scores) or (score,),
+            ops.turn_count,
+            ops.tool_call_count,
+            ops.tokens_in,
+            ops.tokens_out,
+            ops.duration_ms,
+            ops.est_cost_usd,
+            ops.context_overflow,
+            ops.escalated,
+        )
+
+
 class _Group:
     __slots__ = ("errors", "passed", "score_sum", "scored", "unscored")
 
@@ -32,7 +122,7 @@ class _Group:
         self.scored = self.passed = self.unscored = self.errors = 0
         self.score_sum = 0.0
 
-    def add(self, score: Score) -> None:
+    def add(self, score: PartFigures) -> None:
         if score.status is ScoreStatus.SCORED:
             self.scored += 1
             self.passed += bool(score.passed)
@@ -51,6 +141,13 @@ class _Group:
             "unscored": self.unscored,
             "errors": self.errors,
         }
+
+
+def _group(groups: dict[str, _Group], key: str) -> _Group:
+    group = groups.get(key)
+    if group is None:
+        group = groups[key] = _Group()
+    return group
 
 
 class SummaryBuilder:
@@ -100,33 +197,35 @@ class SummaryBuilder:
 
     def add_result(self, result: CaseResult) -> None:
         """Count one scored, unscored or errored run."""
+        self.add_figures(ResultFigures.of(result), result.report_file)
+
+    def add_figures(self, result: ResultFigures, report_file: str | None) -> None:
+        """Count one run from its figures (what `add_result` reads of a `CaseResult`)."""
         score = result.score
         self._status[score.status.value] += 1
         if result.runner:
             self._runners.add(result.runner)
         if result.model:
             self._models.add(result.model)
-        self._by_type.setdefault(result.scenario_type or "(none)", _Group()).add(score)
+        _group(self._by_type, result.scenario_type or "(none)").add(score)
         key = f"{result.runner or '(unknown runner)'} | {result.model or '(unknown model)'}"
-        self._by_runner_model.setdefault(key, _Group()).add(score)
-        for part in result.parts():
-            self._by_scorer.setdefault(part.scorer, _Group()).add(part)
-            judge = part.details.get("judge")
-            if isinstance(judge, dict):
-                self._add_judge_usage(judge)
+        _group(self._by_runner_model, key).add(score)
+        for part in result.parts:
+            _group(self._by_scorer, part.scorer).add(part)
+            if part.judge is not None:
+                self._add_judge_usage(part.judge)
             if part.status is ScoreStatus.SCORED:
                 sums = self._metric_sums.setdefault(part.scorer, {})
                 self._metric_counts[part.scorer] += 1
-                for name, value in part.details.items():
-                    if isinstance(value, int | float) and not isinstance(value, bool):
-                        sums[name] = sums.get(name, 0.0) + value
+                for name, value in part.metrics.items():
+                    sums[name] = sums.get(name, 0.0) + value
         if score.status is ScoreStatus.SCORED:
             self._passed += bool(score.passed)
             if not score.passed:
-                self._note_failure(result)
+                self._note_failure(result, report_file)
         else:
             kind = "unscored" if score.status is ScoreStatus.UNSCORED else "errors"
-            self._no_answer += score.details.get("reason") == "no_answer"
+            self._no_answer += score.reason == "no_answer"
             self._not_scored[kind].append(
                 {
                     "run_id": result.run_id,
@@ -134,21 +233,20 @@ class SummaryBuilder:
                     "source": result.source,
                     "scorer": score.scorer,
                     "reason": score.rationale,
-                    "report_file": result.report_file,
+                    "report_file": report_file,
                 }
             )
-        ops = result.ops
         self._results += 1
-        self._escalated += ops.escalated
-        self._overflowed += ops.context_overflow
-        self._ops["turns_total"] += ops.turn_count
-        self._ops["tool_calls_total"] += ops.tool_call_count
-        self._ops["tokens_in_total"] += ops.tokens_in
-        self._ops["tokens_out_total"] += ops.tokens_out
-        if ops.duration_ms is not None:
-            self._durations.append(ops.duration_ms)
-        if ops.est_cost_usd is not None:
-            self._cost_total = (self._cost_total or 0.0) + ops.est_cost_usd
+        self._escalated += result.escalated
+        self._overflowed += result.context_overflow
+        self._ops["turns_total"] += result.turn_count
+        self._ops["tool_calls_total"] += result.tool_call_count
+        self._ops["tokens_in_total"] += result.tokens_in
+        self._ops["tokens_out_total"] += result.tokens_out
+        if result.duration_ms is not None:
+            self._durations.append(result.duration_ms)
+        if result.est_cost_usd is not None:
+            self._cost_total = (self._cost_total or 0.0) + result.est_cost_usd
 
     def _add_judge_usage(self, usage: dict[str, Any]) -> None:
         # What judging cost, per judge model: kept apart from what the agents' runs cost.
@@ -173,7 +271,7 @@ class SummaryBuilder:
         else:
             totals["cost_usd"] = round(totals["cost_usd"] + float(cost), 6)
 
-    def _note_failure(self, result: CaseResult) -> None:
+    def _note_failure(self, result: ResultFigures, report_file: str | None) -> None:
         # Only the worst few are kept (a bounded heap), for the console: every failure is in
         # results.jsonl already.
         entry = (
@@ -184,7 +282,7 @@ class SummaryBuilder:
                 "scenario_id": result.scenario_id,
                 "score": result.score.value,
                 "reason": result.score.rationale,
-                "report_file": result.report_file,
+                "report_file": report_file,
             },
         )
         self._failures_seen += 1

@@ -51,7 +51,7 @@ class Progress:
         self._progress.__enter__()
         self._task = self._progress.add_task("runs", total=None)
 
-    def advance(self, _: object = None) -> None:
+    def advance(self) -> None:
         """Count one more input handled."""
         if self._enabled:
             self._start()

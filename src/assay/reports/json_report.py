@@ -69,17 +69,22 @@ class ReportWriter:
         The report may have been rendered and written by a worker process; naming it is the
         one step that has to happen here, in order.
         """
-        result.report_file = f"{self._names.allocate(result.run_id or result.scenario_id)}.json"
-        os.replace(temporary, inside(self.directory, result.report_file))  # noqa: PTH105
+        result.report_file = self.adopt_as(result.run_id or result.scenario_id, temporary, line)
+
+    def adopt_as(self, wanted: str | None, temporary: str, line: bytes) -> str:
+        """`adopt` for a result known by the id its report is named after; returns the name."""
+        report_file = f"{self._names.allocate(wanted)}.json"
+        os.replace(temporary, inside(self.directory, report_file))  # noqa: PTH105
         if self._lines is not None:
             # The line names the report file, which is only known here: splice it in as the
             # last member of the object rather than parse and re-serialise the line.
-            member = b',"report_file":' + orjson.dumps(result.report_file) + b"}"
+            member = b',"report_file":' + orjson.dumps(report_file) + b"}"
             self._lines.write(line[:-1] + member + b"\n")
             self._unflushed += 1
             if self._unflushed == LINES_PER_FLUSH:
                 self._lines.flush()
                 self._unflushed = 0
+        return report_file
 
     def write_summary(self, summary: RunSummary) -> None:
         """Write `_aggregate.json`."""
