@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import statistics
 
-from assay.reports.aggregate import SummaryBuilder
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.reports.aggregate import SummaryBuilder, _percentile
 from assay.results import CaseResult, NotScored, OpsMetrics, Score
 
 
@@ -121,3 +125,12 @@ def test_red_flags_that_cannot_be_measured_are_said_so() -> None:
         "tool_selection_accuracy": "not_measured",
         "avg_latency_s": "not_measured",
     }
+
+
+@given(
+    st.lists(st.floats(min_value=0, max_value=1e9, allow_nan=False), min_size=2, max_size=300),
+    st.sampled_from([50, 95]),
+)
+def test_percentiles_are_those_of_statistics_quantiles(values: list[float], pct: int) -> None:
+    expected = statistics.quantiles(values, n=100, method="inclusive")[pct - 1]
+    assert _percentile(values, pct) == expected

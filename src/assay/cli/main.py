@@ -7,8 +7,10 @@ machinery it needs when it runs, so `assay --help` stays fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
@@ -55,6 +57,33 @@ def evaluate_main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     result: int = evaluate_command.run(args, parser)
     return result
+
+
+def console_main() -> NoReturn:
+    """The `assay` console script: `main`, then a quick exit."""
+    _exit_quickly(main)
+
+
+def console_evaluate() -> NoReturn:
+    """The `evaluate` console script: `evaluate_main`, then a quick exit."""
+    _exit_quickly(evaluate_main)
+
+
+def _exit_quickly(command: Callable[[], int]) -> NoReturn:
+    """Run `command` and end the process without the interpreter's teardown.
+
+    Freeing every module and object on the way out takes some 20 ms after an evaluation,
+    for nothing: commands close their files themselves (reports are written atomically and
+    closed before `command` returns). Only the standard streams still hold output, and they
+    are flushed here. An exception leaves the normal way, with its traceback.
+    """
+    code = command()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away (`assay ... | head`): nothing to lose
+        code = code or ExitCode.INTERNAL_ERROR
+    os._exit(code)
 
 
 class _VersionAction(argparse.Action):

@@ -12,8 +12,12 @@ import contextlib
 import itertools
 import os
 import re
-from hashlib import blake2b
 from pathlib import Path
+
+try:  # hashlib's own blake2b, without hashlib loading OpenSSL first (some 3 ms at start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without CPython's built-in module
+    from hashlib import blake2b
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_NAME = 120

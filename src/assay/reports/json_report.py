@@ -56,7 +56,10 @@ class ReportWriter:
         if self._lines is not None:
             self._lines.close()
             self._lines = None
-        remove_temporaries(self.directory)  # left by workers if the evaluation stopped early
+        if exc_type is not None:
+            # Workers may have written reports that were never named; a finished evaluation
+            # named every one, and listing a directory of many thousand reports is not free.
+            remove_temporaries(self.directory)
 
     def write(self, result: CaseResult) -> None:
         """Write the per-run report and its `results.jsonl` line."""
