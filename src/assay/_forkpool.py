@@ -106,6 +106,10 @@ class ForkPool(Generic[T, R]):
                         return True
                     task = next(source, _END)
                     if task is _END:
+                        # Workers may leave as soon as they have answered: their exit then
+                        # overlaps the handing on of the last results.
+                        for idle in self._workers:
+                            idle.end_tasks(selector)
                         return False
                     worker.send(_frame(task), sent, selector)
                     sent += 1
@@ -129,7 +133,7 @@ class ForkPool(Generic[T, R]):
                     if key.fd == worker.tasks:
                         worker.flush(selector)
                     else:
-                        number, reply = worker.receive()
+                        number, reply = worker.receive(selector)
                         finished[number] = reply
 
     def _start(self, work: Callable[[T], R]) -> _Worker:
@@ -182,6 +186,8 @@ class _Worker:
     """Task bytes the pipe had no room for yet."""
     watched: bool = False
     """Whether the selector is watching the task pipe for room."""
+    ending: bool = False
+    """No more tasks: close the task pipe once everything unsent is written."""
 
     def send(self, message: bytes, number: int, selector: selectors.BaseSelector) -> None:
         self.pending.append(number)
@@ -206,19 +212,44 @@ class _Worker:
         elif self.watched and not self.unsent:
             selector.unregister(self.tasks)
             self.watched = False
+        if self.ending and not self.unsent:
+            self._close_tasks()
 
-    def receive(self) -> tuple[int, tuple[bool, Any]]:
+    def end_tasks(self, selector: selectors.BaseSelector) -> None:
+        """Send no more tasks: the worker ends after the ones it has."""
+        self.ending = True
+        if not self.unsent:
+            self._close_tasks()
+        self._stop_listening_if_done(selector)
+
+    def _stop_listening_if_done(self, selector: selectors.BaseSelector) -> None:
+        # A worker that answered its last task ends; the end of its result pipe is not news.
+        if self.ending and not self.pending:
+            selector.unregister(self.results)
+
+    def _close_tasks(self) -> None:
+        if self.tasks >= 0:
+            os.close(self.tasks)
+            self.tasks = -1
+
+    def receive(self, selector: selectors.BaseSelector) -> tuple[int, tuple[bool, Any]]:
         """The next answer: (its task number, (ok, result or exception))."""
         message = _read_message(self.results)
         if message is None:
             raise WorkerLostError(f"worker process {self.pid} ended unexpectedly")
         reply: tuple[bool, Any] = pickle.loads(message)
-        return self.pending.popleft(), reply
+        number = self.pending.popleft()
+        self._stop_listening_if_done(selector)
+        return number, reply
 
     def close_descriptors(self) -> None:
-        for descriptor in (self.tasks, self.results):
-            with contextlib.suppress(OSError):
-                os.close(descriptor)
+        # Closed ones are -1: a closed descriptor's number may belong to another file by now.
+        for name in ("tasks", "results"):
+            descriptor = getattr(self, name)
+            if descriptor >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+                setattr(self, name, -1)
 
 
 def _load(worker: _Worker) -> int:

@@ -111,24 +111,29 @@ def evaluate(
         return _evaluate(options, on_result, on_progress)
 
 
+BATCH_GC_THRESHOLDS = (100_000, 50, 100)
+"""Garbage-collector thresholds while runs are scored (the default is `(700, 10, 10)`)."""
+
+
 @contextmanager
 def _batch_gc() -> Iterator[None]:
     """Collect garbage rarely while runs are scored, as batch tools do.
 
     Scoring makes and drops many small containers per run, almost all freed by reference
     counting; the collector's default (a pass every 700 new containers) spends a few percent
-    of the time re-scanning the run being scored. What exists before the first run (modules,
-    scorers) is frozen: never scanned again, and not dirtied by the collector's bookkeeping in
-    the memory forked workers share.
+    of the time re-scanning the run being scored. The caller's thresholds come back at the
+    end, unless they were this rare already (the CLI sets them so for the whole process,
+    which then need not pay for a collection on the way out).
     """
     thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 100)
+    if thresholds[0] >= BATCH_GC_THRESHOLDS[0]:
+        yield
+        return
+    gc.set_threshold(*BATCH_GC_THRESHOLDS)
     try:
         yield
     finally:
         gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 def _evaluate(

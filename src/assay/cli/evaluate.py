@@ -368,7 +368,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return ExitCode.INPUT_ERROR
 
     from assay.pipeline import EvaluateOptions, evaluate
-    from assay.reports.console import Progress, print_summary
+    from assay.reports.console import Progress, preload, print_summary
     from assay.scorers.registry import UnknownScorerError
 
     static_options: dict[str, Any] = {}
@@ -403,9 +403,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         red_flag_thresholds=thresholds,
     )
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
+    summary_loaded = args.quiet
+
+    def on_progress() -> None:
+        nonlocal summary_loaded
+        progress.advance()
+        if not summary_loaded:
+            summary_loaded = True
+            preload()
+
     try:
         with Progress(enabled=show_progress) as progress:
-            summary = evaluate(options, on_progress=progress.advance)
+            summary = evaluate(options, on_progress=on_progress)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except OSError as exc:
