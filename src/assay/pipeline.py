@@ -606,6 +606,10 @@ def _candidate_ids(run: Trajectory) -> list[str]:
 
 
 def _join_key(run: Trajectory, scenarios: ScenarioIndex) -> str | None:
+    if run.scenario_id:  # the usual case, before any list of candidates is built
+        key = scenario_key(run.scenario_id)
+        if key is not None and key in scenarios:
+            return key
     for candidate in _candidate_ids(run):
         key = scenario_key(candidate)
         if key is not None and key in scenarios:

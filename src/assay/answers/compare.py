@@ -68,10 +68,12 @@ class KeyComparison:
 
     def to_report(self) -> dict[str, Any]:
         """The per-key record in a report."""
+        gold, model = self.gold_value, self.model_value
         record = {
             "key": self.key,
-            "gold_value": jsonable(self.gold_value),
-            "model_value": jsonable(self.model_value),
+            # Most values are plain scalars, which jsonable would return as they are.
+            "gold_value": gold if type(gold) in _PLAIN else jsonable(gold),
+            "model_value": model if type(model) in _PLAIN else jsonable(model),
             "exact": self.exact,
             "match_type": self.match_type,
             "similarity": self.similarity,
@@ -79,6 +81,10 @@ class KeyComparison:
         if self.model_key is not None and self.model_key != self.key:
             record["model_key"] = self.model_key
         return record
+
+
+_PLAIN = frozenset({str, float, bool, type(None)})
+"""Types `jsonable` returns unchanged (int is not among them: it may be too big for JSON)."""
 
 
 @dataclass(slots=True)

@@ -499,19 +499,22 @@ def _load_folder(
     folder: str | Path, folder_id: str, problems: list[ReadProblem], with_question: bool = True
 ) -> Case | ReadProblem:
     """Read a scenario folder; problems that leave the case usable are appended to `problems`."""
-    # Plain strings, not Path: this runs once per scored run.
+    # Plain strings, not Path: this runs once per scored run. The optional files are asked
+    # for with os.access, which answers "absent" without raising (isfile raises and catches
+    # an exception per absent file); one that exists but is no regular file is then reported
+    # by its read rather than skipped.
     source = os.fspath(folder)
     metadata: dict[str, Any] = {}
     expected_tools: list[str] | None = None
     expected_trajectory: Any = None
-    trajectory_path = os.path.join(source, TRAJECTORY_FILE)  # noqa: PTH118
-    has_trajectory = os.path.isfile(trajectory_path)  # noqa: PTH113
+    trajectory_path = _inside(source, TRAJECTORY_FILE)
+    has_trajectory = os.access(trajectory_path, os.F_OK)
     if has_trajectory:
         expected_tools, expected_trajectory = _read_trajectory_file(
             trajectory_path, metadata, problems
         )
 
-    groundtruth_path = os.path.join(source, GROUNDTRUTH_FILE)  # noqa: PTH118
+    groundtruth_path = _inside(source, GROUNDTRUTH_FILE)
     expected: str | None = None
     if not has_trajectory or os.path.isfile(groundtruth_path):  # noqa: PTH113
         groundtruth = _read_text(groundtruth_path)
@@ -529,8 +532,8 @@ def _load_folder(
     question = _read_question(folder, problems) if with_question else None
 
     answer_rules: dict[str, Any] | None = None
-    rules_path = os.path.join(source, RULES_FILE)  # noqa: PTH118
-    if os.path.isfile(rules_path):  # noqa: PTH113
+    rules_path = _inside(source, RULES_FILE)
+    if os.access(rules_path, os.F_OK):
         rules, reason = _read_rules(rules_path)
         if reason is not None:
             problems.append(ReadProblem(rules_path, reason))
@@ -548,6 +551,11 @@ def _load_folder(
         source=source,
         metadata=metadata,
     )
+
+
+def _inside(folder: str, name: str) -> str:
+    # os.path.join without its checks: `name` is one of this module's plain file names.
+    return f"{folder}{os.sep}{name}"
 
 
 def _read_trajectory_file(

@@ -53,23 +53,28 @@ class ReportNames:
         if stem.lower() in _RESERVED:
             stem = f"run-{stem}"
         candidate, counter = stem, 1
-        while self._seen(candidate):
+        positions = self._positions(candidate)
+        while self._seen(positions):
             counter += 1
             candidate = f"{stem}-{counter}"
-        for position in self._positions(candidate):
-            self._bits[position >> 3] |= 1 << (position & 7)
+            positions = self._positions(candidate)
+        bits = self._bits
+        for position in positions:
+            bits[position >> 3] |= 1 << (position & 7)
         return candidate
 
-    def _seen(self, name: str) -> bool:
-        return all(self._bits[p >> 3] & (1 << (p & 7)) for p in self._positions(name))
+    def _seen(self, positions: list[int]) -> bool:
+        bits = self._bits
+        return all(bits[p >> 3] & (1 << (p & 7)) for p in positions)
 
     def _positions(self, name: str) -> list[int]:
         # blake2b, not hash(): names must not depend on the process's hash seed.
-        digest = int.from_bytes(blake2b(name.lower().encode(), digest_size=16).digest(), "big")
-        return [(digest >> (32 * probe)) % self._BITS for probe in range(self._PROBES)]
+        digest = int.from_bytes(blake2b(name.lower().encode(), digest_size=16).digest())
+        mask = self._BITS - 1  # a power of two
+        return [(digest >> shift) & mask for shift in range(0, 32 * self._PROBES, 32)]
 
 
-def inside(directory: Path, name: str) -> str:
+def inside(directory: Path | str, name: str) -> str:
     """The path of `name` in `directory`, refusing any name that would land elsewhere."""
     if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise ValueError(f"refusing to write {name!r} outside {directory}")
@@ -86,7 +91,7 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
     Names carry the process id, so worker processes can write side by side.
     """
     name = f"{_TEMPORARY_PREFIX}{os.getpid()}-{next(_temporaries)}.tmp"
-    path = os.path.join(directory, name)  # noqa: PTH118
+    path = f"{os.fspath(directory)}{os.sep}{name}"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         view = memoryview(data)

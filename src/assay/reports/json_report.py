@@ -39,6 +39,7 @@ class ReportWriter:
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory.resolve()
+        self._directory_text = os.fspath(self.directory)
         self._names = ReportNames()
         self._lines: IO[bytes] | None = None
         self._unflushed = 0
@@ -77,7 +78,7 @@ class ReportWriter:
     def adopt_as(self, wanted: str | None, temporary: str, line: bytes) -> str:
         """`adopt` for a result known by the id its report is named after; returns the name."""
         report_file = f"{self._names.allocate(wanted)}.json"
-        os.replace(temporary, inside(self.directory, report_file))  # noqa: PTH105
+        os.replace(temporary, inside(self._directory_text, report_file))  # noqa: PTH105
         if self._lines is not None:
             # The line names the report file, which is only known here: splice it in as the
             # last member of the object rather than parse and re-serialise the line.
