@@ -623,7 +623,7 @@ def ops_metrics(run: Trajectory) -> OpsMetrics:
     tokens_in, tokens_out = run.usage.input_tokens, run.usage.output_tokens
     unique = sorted({name for name in names if name})
     return OpsMetrics(
-        turn_count=len(run.steps),
+        turn_count=run.step_count(),
         tool_call_count=len(names),
         unique_tools=unique,
         tokens_in=tokens_in,

@@ -530,3 +530,95 @@ def test_a_recorded_failure_is_kept_as_one_line() -> None:
     for nothing in (None, "", False):
         assert trajectory_from_record({"run_id": "r", "error": nothing}, "x.json").error is None
     assert len(trajectory_from_record({"run_id": "r", "error": "x" * 9999}, "x").error or "") == 500
+
+
+# --- deferred steps: the figures read without building steps are those of the steps ------
+
+_counts = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 10**6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["12", "1.5", "x", "", "1e3", "-4"]),
+)
+_names = st.one_of(st.text(max_size=6), st.none(), st.integers(0, 3), st.booleans())
+_calls = st.one_of(
+    st.text(max_size=5),
+    st.dictionaries(
+        st.sampled_from(["name", "input", "args", "arguments", "id", "output"]),
+        st.one_of(_names, st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)),
+        max_size=4,
+    ),
+    st.fixed_dictionaries({"function": st.fixed_dictionaries({"name": _names})}),
+    st.none(),
+    st.integers(),
+)
+_step_fields = {
+    "input_tokens": _counts,
+    "output_tokens": _counts,
+    "prompt_tokens": _counts,
+    "completion_tokens": _counts,
+    "usage": st.fixed_dictionaries(
+        {}, optional={"input_tokens": _counts, "output_tokens": _counts}
+    ),
+    "duration_ms": _counts,
+    "duration_s": _counts,
+    "text": st.one_of(st.text(max_size=5), st.none()),
+}
+_turns = st.fixed_dictionaries(
+    {}, optional={**_step_fields, "tool_calls": st.one_of(st.lists(_calls, max_size=4), _names)}
+)
+_plan_steps = st.fixed_dictionaries(
+    {}, optional={**_step_fields, "tool": _names, "response": _names, "task": _names}
+)
+_items = st.lists(
+    st.one_of(
+        _turns, _plan_steps, st.text(max_size=4), st.none(), st.integers(), st.lists(st.none())
+    ),
+    max_size=6,
+)
+_trajectories = st.one_of(
+    st.fixed_dictionaries({"turns": _items}),
+    _items,
+    _items.map(lambda items: orjson.dumps(items).decode()),
+    st.none(),
+    st.text(max_size=5),
+)
+
+
+@settings(max_examples=400)
+@given(
+    trajectory=_trajectories,
+    tokens=st.fixed_dictionaries({}, optional={"tokens_in": _counts, "tokens_out": _counts}),
+)
+def test_figures_read_without_building_steps_are_those_of_the_steps(
+    trajectory: Any, tokens: dict[str, Any]
+) -> None:
+    record = {"run_id": "r", "answer": "x", "trajectory": trajectory, "duration_ms": 7, **tokens}
+    run = trajectory_from_record(record, "runs.json")
+    names, count = run.tool_names(), run.step_count()
+    usage, duration = run.usage, run.duration_ms
+    steps = run.steps  # built now
+    assert names == [call.name for step in steps for call in step.tool_calls]
+    assert count == len(steps)
+    step_usage = Usage(
+        sum(step.usage.input_tokens for step in steps),
+        sum(step.usage.output_tokens for step in steps),
+    )
+    if step_usage != Usage(0, 0):
+        assert usage == step_usage
+    durations = [step.duration_ms for step in steps if step.duration_ms is not None]
+    assert duration == (sum(durations) if durations else 7.0)
+    assert run.tool_names() == names and run.step_count() == count  # unchanged once built
+
+
+def test_a_run_read_whole_equals_one_whose_steps_were_deferred() -> None:
+    record = {
+        "run_id": "r1",
+        "trajectory": {"turns": [{"text": "t", "tool_calls": [{"name": "a", "input": {"x": 1}}]}]},
+    }
+    deferred = trajectory_from_record(record, "runs.json")
+    whole = trajectory_from_record(record, "runs.json")
+    _ = whole.steps
+    assert deferred == whole
+    assert deferred.steps[0].tool_calls[0].args == {"x": 1}

@@ -32,7 +32,8 @@ import math
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -184,32 +185,34 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
     """
     if not isinstance(record, dict):  # typed callers cannot get here; untyped ones can
         return Trajectory(source=source)
-    steps = _steps(record.get("trajectory"))
-
-    tokens_in = tokens_out = 0
-    durations: list[float] = []
-    for step in steps:
-        tokens_in += step.usage.input_tokens
-        tokens_out += step.usage.output_tokens
-        if step.duration_ms is not None:
-            durations.append(step.duration_ms)
+    items, as_turns = _step_items(record.get("trajectory"))
+    # The figures come from a quick pass over the raw steps; the steps themselves are built
+    # only if something reads them (a static_json evaluation never does).
+    outline = _outline(items, as_turns)
+    tokens_in, tokens_out = outline.tokens_in, outline.tokens_out
     usage = Usage(tokens_in, tokens_out)
     if tokens_in == 0 and tokens_out == 0:
         usage = _usage_of(record, _RECORD_IN_KEYS, _RECORD_OUT_KEYS)
 
-    return Trajectory(
+    run = Trajectory(
         run_id=id_text(record.get("run_id")),
         scenario_id=id_text(record.get("scenario_id")),
         runner=_text(record.get("runner")),
         model=_text(record.get("model")),
         question=_text(record.get("question")),
         answer=record.get("answer"),
-        steps=steps,
         usage=usage,
-        duration_ms=sum(durations) if durations else _duration_of(record),
+        duration_ms=sum(outline.durations) if outline.durations else _duration_of(record),
         source=source,
         error=_error_text(record.get("error")),
     )
+    if items:
+        run.defer_steps(
+            partial(_build_steps, items, as_turns),
+            step_count=outline.step_count,
+            tool_names=outline.tool_names,
+        )
+    return run
 
 
 def _error_text(value: Any) -> str | None:
@@ -402,31 +405,35 @@ def _os_reason(error: OSError) -> str:
 # --- steps ---------------------------------------------------------------------------------
 
 
-def _steps(trajectory: Any) -> list[Step]:
+def _step_items(trajectory: Any) -> tuple[list[Any], bool]:
+    """The raw steps of a run's `trajectory`, and whether they are turns (else plan-execute
+    step results); no steps for a trajectory of any other shape."""
     if isinstance(trajectory, str):
         # Some harnesses store the trajectory as JSON text inside the record.
         try:
             trajectory = orjson.loads(trajectory)
         except orjson.JSONDecodeError:
-            return []
+            return [], True
     if isinstance(trajectory, dict):
         items = trajectory.get("turns")
-        if not isinstance(items, list):
-            return []
-        as_turns = True
-    elif isinstance(trajectory, list):
-        items = trajectory
-        as_turns = False
-    else:
-        return []
+        return (items, True) if isinstance(items, list) else ([], True)
+    if isinstance(trajectory, list):
+        return trajectory, False
+    return [], True
 
+
+def _is_turn(item: dict[str, Any], as_turns: bool) -> bool:
+    # A bare list is normally plan-execute step results, but an item that carries
+    # `tool_calls` is a turn whatever list it sits in.
+    return as_turns or "tool_calls" in item
+
+
+def _build_steps(items: list[Any], as_turns: bool) -> list[Step]:
     steps: list[Step] = []
     for item in items:
         index = len(steps)
         if isinstance(item, dict):
-            # A bare list is normally plan-execute step results, but an item that carries
-            # `tool_calls` is a turn whatever list it sits in.
-            if as_turns or "tool_calls" in item:
+            if _is_turn(item, as_turns):
                 steps.append(_turn(item, index))
             else:
                 steps.append(_plan_step(item, index))
@@ -434,6 +441,47 @@ def _steps(trajectory: Any) -> list[Step]:
             steps.append(Step(index=index, text=item))
         # Anything else (null, a number, a nested list) says nothing about what the agent did.
     return steps
+
+
+@dataclass(slots=True)
+class _Outline:
+    """What a run's figures need of its steps, read without building them."""
+
+    step_count: int = 0
+    tool_names: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    durations: list[float] = field(default_factory=list)
+    """The durations steps recorded."""
+
+
+def _outline(items: list[Any], as_turns: bool) -> _Outline:
+    """The figures `_build_steps` would give (a property test holds the two together)."""
+    outline = _Outline()
+    names = outline.tool_names
+    for item in items:
+        if isinstance(item, dict):
+            outline.step_count += 1
+            if _is_turn(item, as_turns):
+                raw_calls = item.get("tool_calls")
+                if isinstance(raw_calls, list):
+                    for raw in raw_calls:
+                        name = _call_name(raw)
+                        if name is not None:
+                            names.append(name)
+            else:
+                name = _plan_tool_name(item)
+                if name is not None:
+                    names.append(name)
+            tokens_in, tokens_out = _token_counts(item, _IN_KEYS, _OUT_KEYS)
+            outline.tokens_in += tokens_in
+            outline.tokens_out += tokens_out
+            duration = _duration_of(item)
+            if duration is not None:
+                outline.durations.append(duration)
+        elif isinstance(item, str):
+            outline.step_count += 1
+    return outline
 
 
 def _turn(turn: dict[str, Any], index: int) -> Step:
@@ -462,10 +510,10 @@ def _turn(turn: dict[str, Any], index: int) -> Step:
 
 
 def _plan_step(item: dict[str, Any], index: int) -> Step:
-    tool = item.get("tool")
+    name = _plan_tool_name(item)
     result = item["response"] if "response" in item else item.get("result")
     task = _text(item.get("task"))
-    if tool is None or tool == "":
+    if name is None:
         # No tool ran: the response is what the model itself wrote for this step.
         text = result if isinstance(result, str) else task
         calls: list[ToolCall] = []
@@ -474,7 +522,7 @@ def _plan_step(item: dict[str, Any], index: int) -> Step:
         # `server` has no place in a ToolCall and is dropped; tools are matched by name.
         calls = [
             ToolCall(
-                name=tool if isinstance(tool, str) else "",
+                name=name,
                 args=tool_args(_first_present(item, ("tool_args", "args", "arguments"))),
                 result=result,
             )
@@ -488,23 +536,41 @@ def _plan_step(item: dict[str, Any], index: int) -> Step:
     )
 
 
-def _tool_call(raw: Any) -> ToolCall | None:
+def _plan_tool_name(item: dict[str, Any]) -> str | None:
+    """The tool a plan-execute step ran ("" for a name that is not text), or None."""
+    tool = item.get("tool")
+    if tool is None or tool == "":
+        return None
+    return tool if isinstance(tool, str) else ""
+
+
+def _call_name(raw: Any) -> str | None:
+    """The name of a recorded tool call, "" when it has none; None for what is no call."""
     if isinstance(raw, str):
-        return ToolCall(name=raw)
+        return raw
     if not isinstance(raw, dict):
         return None
-    # Chat-completions style nests name and arguments under "function".
+    name = raw.get("name")
+    if isinstance(name, str):
+        return name
+    # Chat-completions style nests name and arguments under "function". A call whose name
+    # is missing or not text still happened: it is kept with name "" so that call counts
+    # stay true and a trajectory check sees an unidentifiable call, rather than the call
+    # vanishing without a trace.
+    function = raw.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def _tool_call(raw: Any) -> ToolCall | None:
+    name = _call_name(raw)
+    if name is None:
+        return None
+    if isinstance(raw, str):
+        return ToolCall(name=raw)
     function = raw.get("function")
     if not isinstance(function, dict):
         function = {}
-    name = raw.get("name")
-    if not isinstance(name, str):
-        name = function.get("name")
-    # A call whose name is missing or not text still happened: it is kept with name "" so
-    # that call counts stay true and a trajectory check sees an unidentifiable call, rather
-    # than the call vanishing without a trace.
-    if not isinstance(name, str):
-        name = ""
     args = _first_present(raw, ("input", "args", "arguments"))
     if args is None:
         args = function.get("arguments")
@@ -668,6 +734,12 @@ def _count_at(obj: dict[str, Any], keys: tuple[str, ...]) -> int | None:
 
 
 def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str, ...]) -> Usage:
+    return Usage(*_token_counts(obj, in_keys, out_keys))
+
+
+def _token_counts(
+    obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str, ...]
+) -> tuple[int, int]:
     tokens_in = _count_at(obj, in_keys)
     tokens_out = _count_at(obj, out_keys)
     if tokens_in is None and tokens_out is None:
@@ -675,7 +747,7 @@ def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str
         if isinstance(nested, dict):
             tokens_in = _count_at(nested, in_keys)
             tokens_out = _count_at(nested, out_keys)
-    return Usage(tokens_in or 0, tokens_out or 0)
+    return tokens_in or 0, tokens_out or 0
 
 
 def _duration(value: Any, scale: float) -> float | None:
