@@ -546,12 +546,14 @@ _calls = st.one_of(
     st.text(max_size=5),
     st.dictionaries(
         st.sampled_from(["name", "input", "args", "arguments", "id", "output"]),
-        st.one_of(_names, st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)),
+        st.one_of(
+            _names, st.dictionaries(st.text(max_size=3), st.integers(-(2**40), 2**40), max_size=2)
+        ),
         max_size=4,
     ),
     st.fixed_dictionaries({"function": st.fixed_dictionaries({"name": _names})}),
     st.none(),
-    st.integers(),
+    st.integers(-(2**40), 2**40),
 )
 _step_fields = {
     "input_tokens": _counts,
@@ -573,7 +575,12 @@ _plan_steps = st.fixed_dictionaries(
 )
 _items = st.lists(
     st.one_of(
-        _turns, _plan_steps, st.text(max_size=4), st.none(), st.integers(), st.lists(st.none())
+        _turns,
+        _plan_steps,
+        st.text(max_size=4),
+        st.none(),
+        st.integers(-(2**40), 2**40),
+        st.lists(st.none()),
     ),
     max_size=6,
 )

@@ -119,6 +119,8 @@ def _without_records(score: dict[str, Any]) -> dict[str, Any]:
 
 
 def _dumps(value: Any) -> bytes:
-    # A value orjson cannot write (an int beyond 64 bits, an odd object) must not lose the
-    # report: such values are written as strings instead.
-    return dumps_lenient(value, _OPTIONS)
+    # A value orjson cannot write (an int beyond 64 bits, an odd object, a key that is not a
+    # string) must not lose the report: such values are written as strings instead. Reports
+    # are written without OPT_NON_STR_KEYS, which costs orjson its fast path on every key;
+    # the rare report with other keys takes the lenient way.
+    return dumps_lenient(value)
