@@ -206,7 +206,7 @@ class Trajectory:
             return self.steps
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _DeferredSteps:
     build: Callable[[], list[Step]]
     step_count: int

@@ -456,31 +456,51 @@ class _Outline:
 
 
 def _outline(items: list[Any], as_turns: bool) -> _Outline:
-    """The figures `_build_steps` would give (a property test holds the two together)."""
+    """The figures `_build_steps` would give (a property test holds the two together).
+
+    It runs once per run read, so the usual shapes (a name that is text, token counts that
+    are ints, a duration that is a float) are taken first, and anything else goes through
+    the same helpers the steps are built with.
+    """
     outline = _Outline()
     names = outline.tool_names
+    durations = outline.durations
+    tokens_in = tokens_out = count = 0
     for item in items:
-        if isinstance(item, dict):
-            outline.step_count += 1
-            if _is_turn(item, as_turns):
-                raw_calls = item.get("tool_calls")
-                if isinstance(raw_calls, list):
-                    for raw in raw_calls:
+        if not isinstance(item, dict):
+            count += isinstance(item, str)
+            continue
+        count += 1
+        if as_turns or "tool_calls" in item:
+            raw_calls = item.get("tool_calls")
+            if isinstance(raw_calls, list):
+                for raw in raw_calls:
+                    name = raw.get("name") if type(raw) is dict else None
+                    if type(name) is not str:
                         name = _call_name(raw)
-                        if name is not None:
-                            names.append(name)
-            else:
-                name = _plan_tool_name(item)
-                if name is not None:
+                        if name is None:
+                            continue
                     names.append(name)
-            tokens_in, tokens_out = _token_counts(item, _IN_KEYS, _OUT_KEYS)
-            outline.tokens_in += tokens_in
-            outline.tokens_out += tokens_out
+        else:
+            name = _plan_tool_name(item)
+            if name is not None:
+                names.append(name)
+        step_in, step_out = item.get("input_tokens"), item.get("output_tokens")
+        if type(step_in) is int and type(step_out) is int:
+            tokens_in += step_in if step_in > 0 else 0
+            tokens_out += step_out if step_out > 0 else 0
+        else:
+            step_in, step_out = _token_counts(item, _IN_KEYS, _OUT_KEYS)
+            tokens_in += step_in
+            tokens_out += step_out
+        duration = item.get("duration_ms")
+        if type(duration) is not float or not 0.0 <= duration < math.inf:
             duration = _duration_of(item)
-            if duration is not None:
-                outline.durations.append(duration)
-        elif isinstance(item, str):
-            outline.step_count += 1
+        if duration is not None:
+            durations.append(duration)
+    outline.step_count = count
+    outline.tokens_in = tokens_in
+    outline.tokens_out = tokens_out
     return outline
 
 
