@@ -9,7 +9,7 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.answers.parse import _python_as_json
+from assay.answers.parse import _python_as_json, parse_answer
 
 scalars = (
     st.none()
@@ -71,3 +71,15 @@ def test_a_rewrite_orjson_accepts_means_what_python_means(text: str) -> None:
     except orjson.JSONDecodeError:
         return
     assert fast == as_lists(ast.literal_eval(text))
+
+
+def test_a_whole_python_literal_is_the_answer_even_when_its_strings_look_like_markup() -> None:
+    # As for a whole JSON document: think tags and labels inside its strings are data.
+    text = "{'note': '<think>not a thought</think>', 'count': 3}"
+    assert parse_answer(text).value == {"note": "<think>not a thought</think>", "count": 3}
+    assert parse_answer(text).method == "structure"
+    labelled = "[('Answer: pumps', 2),\n ('valves', 1)]"
+    assert parse_answer(labelled).value == [["Answer: pumps", 2], ["valves", 1]]
+    # Prose around a literal still goes through the answer region: the last one wins.
+    drafted = "{'count': 2}\nFinal Answer: {'count': 3}"
+    assert parse_answer(drafted).value == {"count": 3}

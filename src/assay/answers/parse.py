@@ -117,12 +117,14 @@ def parse_answer(text: Any, *, expect: Expect = "any") -> ParsedAnswer:
             f"answer is {len(text):,} characters; the limit is {MAX_ANSWER_CHARS:,}",
         )
     stripped = text.strip()
-    whole = _one_document(stripped, python=False)
-    if whole is not None:  # one JSON document (its strings may even mention "<think>")
+    # The whole text as one JSON document or one simple Python literal is the answer, even
+    # when its strings mention "<think>" or "Answer:"; this is also the common case.
+    whole = _one_document(stripped)
+    if whole is not None:
         return whole
     region, labelled = _answer_region(text)
     try:
-        found, structure_error = _last_structure(region, not_json=stripped)
+        found, structure_error = _last_structure(region, tried=stripped)
     except _ParseError as exc:
         return ParsedAnswer(None, "rejected", str(exc))
     if found is not None:
@@ -191,19 +193,18 @@ def _answer_region(text: str) -> tuple[str, bool]:
     return (text[last.end() :], True) if last is not None else (text, False)
 
 
-def _one_document(stripped: str, *, python: bool, json: bool = True) -> ParsedAnswer | None:
-    """The whole text as one JSON document (with `python`, also as one simple Python literal).
+def _one_document(stripped: str) -> ParsedAnswer | None:
+    """The whole text as one JSON document or one simple Python literal.
 
     This is the common case, and orjson answers it without scanning the text. A document
-    nested too deep comes back rejected. `json=False` skips the JSON attempt for a text that
-    already failed it.
+    nested too deep comes back rejected.
     """
     attempts: list[tuple[str, str | None]] = []
     # A quote outside a string is never JSON, and JSON has no single-quoted strings: a text
     # with `'` but no `"` (a Python dict, say) fails without paying for orjson's error.
-    if json and stripped[:1] in ("{", "[") and ('"' in stripped or "'" not in stripped):
+    if stripped[:1] in ("{", "[") and ('"' in stripped or "'" not in stripped):
         attempts.append(("json", stripped))
-    if python and stripped[:1] in ("{", "[", "("):
+    if stripped[:1] in ("{", "[", "("):
         attempts.append(("structure", _python_as_json(stripped)))
     for method, source in attempts:
         if source is None:
@@ -313,17 +314,17 @@ def _without_grouping_parentheses(text: str, spans: list[tuple[int, int]]) -> li
 
 
 def _last_structure(
-    region: str, not_json: str | None = None
+    region: str, tried: str | None = None
 ) -> tuple[ParsedAnswer | None, str | None]:
     """The last structure in the region, or None and why the bracketed spans did not parse.
 
-    `not_json` is a text already known not to be one JSON document (not tried again).
+    `tried` is a stripped text already tried as one whole document (not tried again).
 
     Raises:
         _ParseError: the region breaks the depth limit.
     """
     stripped = region.strip()
-    whole = _one_document(stripped, python=True, json=stripped != not_json)
+    whole = None if stripped == tried else _one_document(stripped)
     if whole is not None:
         if whole.rejected:
             raise _ParseError(whole.error or "answer rejected")
