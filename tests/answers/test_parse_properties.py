@@ -25,7 +25,7 @@ from assay.answers import (
     parse_gold,
     similarity,
 )
-from assay.answers.parse import ParsedAnswer
+from assay.answers.parse import ParsedAnswer, answer_region
 from assay.records import Case, Trajectory
 from assay.scorers import create_scorer
 
@@ -479,3 +479,11 @@ def test_long_strings_are_compared_in_linear_time(monkeypatch: pytest.MonkeyPatc
     assert 0.0 < metrics["partial_similarity_score"] < 1.0
     assert seen == [] or max(seen) <= 400
     assert normalize.text_similarity("abc" * 333, "abd" * 333) < 1.0
+
+
+def test_think_tags_are_found_where_lower_casing_would_move_them() -> None:
+    # "İ".lower() is two characters: positions found in a lower-cased copy would cut the
+    # answer a character late for each one before the tag.
+    assert answer_region("İİİ reasoning</THINK>Answer: 42") == " 42"
+    assert parse_answer("İİİ reasoning</think>Answer: 42", expect="count").value == 42
+    assert answer_region("İ ok <Think> never closed") == "İ ok "

@@ -70,6 +70,8 @@ class _ParseError(ValueError):
 
 
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+_THROUGH_LAST_CLOSE = re.compile(r".*</think>", re.IGNORECASE | re.DOTALL)
+_OPEN_TAG = re.compile(r"<think>", re.IGNORECASE)
 _LABEL = re.compile(
     r"^[ \t]*[*_#>]*[ \t]*(?:final[ \t]+answer|answer)[ \t]*[*_]*[ \t]*[:：]",
     re.IGNORECASE | re.MULTILINE,
@@ -182,13 +184,16 @@ def answer_region(text: str) -> str:
 
 def _answer_region(text: str) -> tuple[str, bool]:
     """The answer region, and whether it follows an answer label."""
-    text = _THINK_BLOCK.sub("", text)
-    close = text.lower().rfind("</think>")
-    if close != -1:  # an unopened closing tag: everything before it was thinking
-        text = text[close + len("</think>") :]
-    open_ = text.lower().find("<think>")
-    if open_ != -1:  # an unclosed think block never reached an answer
-        text = text[:open_]
+    if "<" in text:  # no think tags without one
+        text = _THINK_BLOCK.sub("", text)
+        # Searched case-insensitively, not in text.lower(): lower-casing may change the
+        # length of a text ("İ" becomes two characters), and positions with it.
+        close = _THROUGH_LAST_CLOSE.match(text)
+        if close is not None:  # an unopened closing tag: everything before it was thinking
+            text = text[close.end() :]
+        open_ = _OPEN_TAG.search(text)
+        if open_ is not None:  # an unclosed think block never reached an answer
+            text = text[: open_.start()]
     last = _last_match(_LABEL, text)
     return (text[last.end() :], True) if last is not None else (text, False)
 
@@ -419,7 +424,10 @@ def _python_as_json(source: str) -> str | None:
 def _json_word(match: re.Match[str]) -> str:
     text = match.group()
     if text[0] == "'":
-        return orjson.dumps(text[1:-1]).decode()
+        inner = text[1:-1]
+        if '"' in inner or not inner.isprintable():
+            return orjson.dumps(inner).decode()  # quotes and control characters escaped
+        return f'"{inner}"'  # the usual word or phrase: nothing to escape
     return _JSON_NAMES.get(text, text)
 
 
