@@ -83,3 +83,16 @@ def test_a_whole_python_literal_is_the_answer_even_when_its_strings_look_like_ma
     # Prose around a literal still goes through the answer region: the last one wins.
     drafted = "{'count': 2}\nFinal Answer: {'count': 3}"
     assert parse_answer(drafted).value == {"count": 3}
+
+
+def test_single_quoted_literals_split_at_their_quotes() -> None:
+    assert _python_as_json("{'energy': 14, 'material': 48}") == '{"energy": 14, "material": 48}'
+    # Parentheses inside strings are text; outside they are tuples.
+    assert (
+        _python_as_json("[('Engines & motors (x)', 5), ('Pumps', 3)]")
+        == '[["Engines & motors (x)", 5], ["Pumps", 3]]'
+    )
+    assert _python_as_json("()") == "[]"
+    # A grouping, at any depth, or brackets that do not pair, go to the full parser.
+    for text in ["(1)", "((1, 2))", "{'a': ('b')}", "[(1, 2]", "'open"]:
+        assert _python_as_json(text) is None, text
