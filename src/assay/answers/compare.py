@@ -96,11 +96,25 @@ class Comparison:
 
     def metrics(self) -> dict[str, Any]:
         """The static_json metrics, by name (details excluded)."""
-        gold = [r for r in self.records if r.in_gold]
-        total_gold = len(gold)
-        total_model = sum(1 for r in self.records if r.in_model)
-        matched = sum(1 for r in gold if r.in_model)
-        exact = sum(1 for r in self.records if r.exact)
+        # One pass: this runs for every run scored.
+        total_gold = total_model = matched = exact = 0
+        similarity_sum = 0.0
+        missing: list[str] = []
+        extra: list[str] = []
+        for record in self.records:
+            if record.in_gold:
+                total_gold += 1
+                similarity_sum += record.similarity
+                if record.in_model:
+                    matched += 1
+                else:
+                    missing.append(record.key)
+            else:
+                extra.append(record.key)
+            if record.in_model:
+                total_model += 1
+            if record.exact:
+                exact += 1
         precision = exact / total_model if total_model else 0.0
         recall = exact / total_gold if total_gold else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -108,9 +122,7 @@ class Comparison:
         return {
             "strict_exact_match_accuracy": 1.0 if strict else 0.0,
             "partial_exact_match_accuracy": recall,
-            "partial_similarity_score": (
-                sum(r.similarity for r in gold) / total_gold if total_gold else 0.0
-            ),
+            "partial_similarity_score": similarity_sum / total_gold if total_gold else 0.0,
             "precision": precision,
             "recall": recall,
             "f1": f1,
@@ -118,8 +130,8 @@ class Comparison:
             "total_model_keys": total_model,
             "matched_keys": matched,
             "exact_value_matches": exact,
-            "missing_keys": [r.key for r in gold if not r.in_model],
-            "extra_keys": [r.key for r in self.records if not r.in_gold],
+            "missing_keys": missing,
+            "extra_keys": extra,
         }
 
 
