@@ -206,7 +206,7 @@ class ScenarioIndex:
         if slot is None:
             return self._entries[key]
         parent = self._parents[self._numbered.parents[slot]]
-        return os.path.join(parent, _FOLDER_PREFIXES[0] + key)  # noqa: PTH118
+        return f"{parent}{os.sep}{_FOLDER_PREFIXES[0]}{key}"
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
         ordinal = self._loaded

@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import os
 import re
+import struct
 from pathlib import Path
 
 try:  # hashlib's own blake2b, without hashlib loading OpenSSL first (some 3 ms at start-up)
@@ -42,7 +43,6 @@ class ReportNames:
     """
 
     _BITS = 1 << 23
-    _PROBES = 4
 
     def __init__(self) -> None:
         self._bits = bytearray(self._BITS // 8)
@@ -52,26 +52,35 @@ class ReportNames:
         stem = _UNSAFE.sub("_", wanted or "").strip("._-")[:_MAX_NAME] or "run"
         if stem.lower() in _RESERVED:
             stem = f"run-{stem}"
+        bits = self._bits
         candidate, counter = stem, 1
-        positions = self._positions(candidate)
-        while self._seen(positions):
+        while True:
+            # Four probes, written out: this runs once per report.
+            a, b, c, d = self._probes(candidate)
+            if not (
+                bits[a >> 3] >> (a & 7) & 1
+                and bits[b >> 3] >> (b & 7) & 1
+                and bits[c >> 3] >> (c & 7) & 1
+                and bits[d >> 3] >> (d & 7) & 1
+            ):
+                break
             counter += 1
             candidate = f"{stem}-{counter}"
-            positions = self._positions(candidate)
-        bits = self._bits
-        for position in positions:
-            bits[position >> 3] |= 1 << (position & 7)
+        bits[a >> 3] |= 1 << (a & 7)
+        bits[b >> 3] |= 1 << (b & 7)
+        bits[c >> 3] |= 1 << (c & 7)
+        bits[d >> 3] |= 1 << (d & 7)
         return candidate
 
-    def _seen(self, positions: list[int]) -> bool:
-        bits = self._bits
-        return all(bits[p >> 3] & (1 << (p & 7)) for p in positions)
-
-    def _positions(self, name: str) -> list[int]:
-        # blake2b, not hash(): names must not depend on the process's hash seed.
-        digest = int.from_bytes(blake2b(name.lower().encode(), digest_size=16).digest())
+    def _probes(self, name: str) -> tuple[int, int, int, int]:
+        # blake2b, not hash(): names must not depend on the process's hash seed. Its 128 bits
+        # are four 32-bit words, each cut to a position in the bit set.
         mask = self._BITS - 1  # a power of two
-        return [(digest >> shift) & mask for shift in range(0, 32 * self._PROBES, 32)]
+        a, b, c, d = _FOUR_WORDS.unpack(blake2b(name.lower().encode(), digest_size=16).digest())
+        return a & mask, b & mask, c & mask, d & mask
+
+
+_FOUR_WORDS = struct.Struct("<4I")
 
 
 def inside(directory: Path | str, name: str) -> str:
@@ -94,9 +103,11 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
     path = f"{os.fspath(directory)}{os.sep}{name}"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        view = memoryview(data)
-        while view:  # a write may be partial
-            view = view[os.write(descriptor, view) :]
+        written = os.write(descriptor, data)
+        if written < len(data):  # a write may be partial
+            view = memoryview(data)[written:]
+            while view:
+                view = view[os.write(descriptor, view) :]
     except BaseException:
         os.close(descriptor)
         os.unlink(path)  # noqa: PTH108
