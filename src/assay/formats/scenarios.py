@@ -34,7 +34,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from assay._jsonable import json_type
 from assay.formats.assetopsbench import (
@@ -337,6 +337,13 @@ _Folder = str
 """A scenario folder not read yet: its path."""
 
 
+class _FoundFolder(NamedTuple):
+    """A scenario folder as the directory scan finds it, with the join key it worked out."""
+
+    path: _Folder
+    key: str
+
+
 def _folder_id_of(folder: _Folder) -> str:
     return _folder_id(os.path.basename(folder)) or ""  # noqa: PTH119
 
@@ -349,12 +356,15 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
     index = ScenarioIndex()
     for path in paths:
         for item in _load_path(Path(path)):
+            if isinstance(item, _FoundFolder):  # the usual entry, its key already known
+                index._add(item.key, item.path)
+                continue
             if isinstance(item, ReadProblem):
                 index.problems.append(item)
                 continue
-            key = scenario_key(item.id if isinstance(item, Case) else _folder_id_of(item))
+            key = scenario_key(item.id)
             if key is None:  # ids are checked before an entry is built; kept for safety
-                index.problems.append(ReadProblem(_source(item), "unusable scenario id"))
+                index.problems.append(ReadProblem(item.source, "unusable scenario id"))
                 continue
             index._add(key, item)
     index._finish()
@@ -398,14 +408,10 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
     return cases, index.problems
 
 
-def _source(item: Case | _Folder) -> str:
-    return item.source if isinstance(item, Case) else item
-
-
 # --- paths ---------------------------------------------------------------------------------
 
 
-def _load_path(path: Path) -> Iterator[Case | _Folder | ReadProblem]:
+def _load_path(path: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
     try:
         is_dir = path.is_dir()
         exists = is_dir or path.exists()
@@ -424,7 +430,7 @@ def _load_path(path: Path) -> Iterator[Case | _Folder | ReadProblem]:
         yield from _load_file(path)
 
 
-def _load_dir(root: Path) -> Iterator[Case | _Folder | ReadProblem]:
+def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
     # Streamed directory by directory (entries of each in natural order, then its
     # subdirectories), so that a tree of many thousand scenario folders is never listed whole.
     errors: list[OSError] = []
@@ -481,9 +487,10 @@ def _natural_key(name: str) -> str:
 # --- scenario folders ----------------------------------------------------------------------
 
 
-def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_Folder | ReadProblem]:
+def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_FoundFolder | ReadProblem]:
     source = str(folder)
-    if scenario_key(folder_id) is None:
+    key = scenario_key(folder_id)
+    if key is None:
         name = os.path.basename(source)  # noqa: PTH119
         yield ReadProblem(source, f"no usable scenario id in folder name {name!r}")
         return
@@ -494,7 +501,7 @@ def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_Folder | ReadP
     ):
         yield ReadProblem(source, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
         return
-    yield source
+    yield _FoundFolder(source, key)
 
 
 def _load_folder(
