@@ -27,10 +27,12 @@ import argparse
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,12 +141,15 @@ class Runner:
             if rss and self.rss_method == "wait4":
                 code, rss_kib = self._wait4(proc, start)
             else:
+                # A blocking wait, with a timer thread for the timeout: Popen.wait(timeout=...)
+                # polls with sleeps that grow to 50 ms, which would round every time up to
+                # the next poll (0.2135 s, 0.2635 s, ...).
+                watchdog = threading.Timer(self.timeout, proc.kill)
+                watchdog.start()
                 try:
-                    code = proc.wait(timeout=self.timeout)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-                    code = -9
+                    code = proc.wait()
+                finally:
+                    watchdog.cancel()
             seconds = time.perf_counter() - start
         if rss and self.rss_method == "gnu-time":
             try:
@@ -153,7 +158,9 @@ class Runner:
                 rss_kib = None
         outcome = Outcome(seconds, code, rss_kib)
         why: str | None = None
-        if code not in ok_codes:
+        if code == -signal.SIGKILL and seconds >= self.timeout:
+            why = "timed out"
+        elif code not in ok_codes:
             why = "timed out" if seconds >= self.timeout else f"exited with status {code}"
         elif b"Traceback (most recent call last)" in stderr_path.read_bytes():
             why = f"exited with status {code} but printed a traceback"
@@ -166,16 +173,12 @@ class Runner:
 
     def _wait4(self, proc: subprocess.Popen[bytes], start: float) -> tuple[int, int | None]:
         """Wait for `proc` with os.wait4 to get its own ru_maxrss (KiB)."""
-        deadline = start + self.timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
+        watchdog = threading.Timer(max(start + self.timeout - time.perf_counter(), 0.0), proc.kill)
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)  # blocking: no polling delay in the time
+        finally:
+            watchdog.cancel()
         code = os.waitstatus_to_exitcode(status)
         proc.returncode = code  # reaped here; keep Popen from waiting again
         maxrss = usage.ru_maxrss
