@@ -166,7 +166,7 @@ class SummaryBuilder:
         self._results = 0
         self._runners: set[str] = set()
         self._models: set[str] = set()
-        self._status: Counter[str] = Counter()
+        self._status: Counter[str] = Counter()  # by ScoreStatus, which is a StrEnum
         self._passed = 0
         self._by_type: dict[str, _Group] = {}
         self._by_runner_model: dict[str, _Group] = {}
@@ -175,12 +175,9 @@ class SummaryBuilder:
         self._metric_sums: dict[str, dict[str, float]] = {}
         self._metric_counts: Counter[str] = Counter()
         self._durations = array("d")  # 8 bytes a run, not a float object each
-        self._ops = {
-            "turns_total": 0,
-            "tool_calls_total": 0,
-            "tokens_in_total": 0,
-            "tokens_out_total": 0,
-        }
+        self._turns_total = self._tool_calls_total = 0
+        self._tokens_in_total = self._tokens_out_total = 0
+        self._groups_of: dict[tuple[str | None, str | None, str | None], tuple[_Group, _Group]] = {}
         self._cost_total: float | None = None
         self._not_scored: dict[str, list[dict[str, Any]]] = {
             "unscored": [],
@@ -200,30 +197,35 @@ class SummaryBuilder:
 
     def add_figures(self, result: ResultFigures, report_file: str | None) -> None:
         """Count one run from its figures (what `add_result` reads of a `CaseResult`)."""
+        # This runs once per run in the process that writes the reports, beside the workers:
+        # the groups of a (type, runner, model) are looked up once, not formatted per run.
         score = result.score
-        self._status[score.status.value] += 1
-        if result.runner:
-            self._runners.add(result.runner)
-        if result.model:
-            self._models.add(result.model)
-        _group(self._by_type, result.scenario_type or "(none)").add(score)
-        key = f"{result.runner or '(unknown runner)'} | {result.model or '(unknown model)'}"
-        _group(self._by_runner_model, key).add(score)
+        status = score.status
+        self._status[status] += 1  # a StrEnum member counts under its text
+        combination = (result.scenario_type, result.runner, result.model)
+        groups = self._groups_of.get(combination)
+        if groups is None:
+            groups = self._groups_of[combination] = self._new_groups(*combination)
+        groups[0].add(score)
+        groups[1].add(score)
         for part in result.parts:
             _group(self._by_scorer, part.scorer).add(part)
             if part.judge is not None:
                 self._add_judge_usage(part.judge)
             if part.status is ScoreStatus.SCORED:
-                sums = self._metric_sums.setdefault(part.scorer, {})
+                sums = self._metric_sums.get(part.scorer)
+                if sums is None:
+                    sums = self._metric_sums[part.scorer] = {}
                 self._metric_counts[part.scorer] += 1
                 for name, value in part.metrics.items():
                     sums[name] = sums.get(name, 0.0) + value
-        if score.status is ScoreStatus.SCORED:
-            self._passed += bool(score.passed)
-            if not score.passed:
+        if status is ScoreStatus.SCORED:
+            if score.passed:
+                self._passed += 1
+            else:
                 self._note_failure(result, report_file)
         else:
-            kind = "unscored" if score.status is ScoreStatus.UNSCORED else "errors"
+            kind = "unscored" if status is ScoreStatus.UNSCORED else "errors"
             self._no_answer += score.reason == "no_answer"
             self._not_scored[kind].append(
                 {
@@ -238,14 +240,24 @@ class SummaryBuilder:
         self._results += 1
         self._escalated += result.escalated
         self._overflowed += result.context_overflow
-        self._ops["turns_total"] += result.turn_count
-        self._ops["tool_calls_total"] += result.tool_call_count
-        self._ops["tokens_in_total"] += result.tokens_in
-        self._ops["tokens_out_total"] += result.tokens_out
+        self._turns_total += result.turn_count
+        self._tool_calls_total += result.tool_call_count
+        self._tokens_in_total += result.tokens_in
+        self._tokens_out_total += result.tokens_out
         if result.duration_ms is not None:
             self._durations.append(result.duration_ms)
         if result.est_cost_usd is not None:
             self._cost_total = (self._cost_total or 0.0) + result.est_cost_usd
+
+    def _new_groups(
+        self, scenario_type: str | None, runner: str | None, model: str | None
+    ) -> tuple[_Group, _Group]:
+        if runner:
+            self._runners.add(runner)
+        if model:
+            self._models.add(model)
+        key = f"{runner or '(unknown runner)'} | {model or '(unknown model)'}"
+        return _group(self._by_type, scenario_type or "(none)"), _group(self._by_runner_model, key)
 
     def _add_judge_usage(self, usage: dict[str, Any]) -> None:
         # What judging cost, per judge model: kept apart from what the agents' runs cost.
@@ -330,7 +342,12 @@ class SummaryBuilder:
             "scenarios_loaded": self._scenarios_loaded,
             "scenarios_without_runs": len(self._not_scored["no_run"]),
         }
-        ops: dict[str, Any] = dict(self._ops)
+        ops: dict[str, Any] = {
+            "turns_total": self._turns_total,
+            "tool_calls_total": self._tool_calls_total,
+            "tokens_in_total": self._tokens_in_total,
+            "tokens_out_total": self._tokens_out_total,
+        }
         ops["duration_ms_p50"] = _percentile(self._durations, 50)
         ops["duration_ms_p95"] = _percentile(self._durations, 95)
         ops["est_cost_usd_total"] = (
