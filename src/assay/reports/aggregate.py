@@ -54,7 +54,11 @@ class PartFigures(NamedTuple):
             {
                 name: value
                 for name, value in details.items()
-                if isinstance(value, int | float) and not isinstance(value, bool)
+                # int and float first: the usual case, and it leaves bool out (type(True)
+                # is bool); subclasses of int and float other than bool count too.
+                if (kind := type(value)) is float
+                or kind is int
+                or (kind is not bool and isinstance(value, int | float))
             },
         )
 
