@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from assay.reports.files import ReportNames, inside, write_atomic
+from assay.reports.files import ReportNames, inside, write_atomic, write_temporary
 
 
 @pytest.mark.parametrize(
@@ -54,3 +55,21 @@ def test_write_atomic_replaces_and_leaves_no_temporary(tmp_path: Path) -> None:
     write_atomic(target, b"two")
     assert target.read_bytes() == b"two"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_temporaries_of_a_forked_process_carry_its_own_pid(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the temporary's name, then leave at once
+        try:
+            name = Path(write_temporary(tmp_path, b"x")).name
+            os.write(write_end, f"{os.getpid()} {name}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    child_pid, name = os.read(read_end, 1000).decode().split()
+    os.close(read_end)
+    assert name.startswith(f".assay-{child_pid}-")
+    assert Path(write_temporary(tmp_path, b"y")).name.startswith(f".assay-{os.getpid()}-")

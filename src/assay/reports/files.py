@@ -92,6 +92,16 @@ def inside(directory: Path | str, name: str) -> str:
 
 _TEMPORARY_PREFIX = ".assay-"
 _temporaries = itertools.count()
+_pid = os.getpid()  # os.getpid() is a system call each time; forked children refresh it
+
+
+def _refresh_pid() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_refresh_pid)
 
 
 def write_temporary(directory: Path | str, data: bytes) -> str:
@@ -99,7 +109,7 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
 
     Names carry the process id, so worker processes can write side by side.
     """
-    name = f"{_TEMPORARY_PREFIX}{os.getpid()}-{next(_temporaries)}.tmp"
+    name = f"{_TEMPORARY_PREFIX}{_pid}-{next(_temporaries)}.tmp"
     path = f"{os.fspath(directory)}{os.sep}{name}"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
