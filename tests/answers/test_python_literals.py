@@ -93,6 +93,11 @@ def test_single_quoted_literals_split_at_their_quotes() -> None:
         == '[["Engines & motors (x)", 5], ["Pumps", 3]]'
     )
     assert _python_as_json("()") == "[]"
+    # Double quotes alone split the same way; names are rewritten outside strings only.
+    assert (
+        _python_as_json('{"a": True, "b": (1, None), "c": "None of them"}')
+        == '{"a": true, "b": [1, null], "c": "None of them"}'
+    )
     # A grouping, at any depth, or brackets that do not pair, go to the full parser.
     for text in ["(1)", "((1, 2))", "{'a': ('b')}", "[(1, 2]", "'open"]:
         assert _python_as_json(text) is None, text

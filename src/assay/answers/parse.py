@@ -391,8 +391,8 @@ def _python_as_json(source: str) -> str | None:
     """
     if "\\" in source:
         return None  # an escape can end a string where the rewrite does not see it
-    if '"' not in source and not any(name in source for name in _JSON_NAMES):
-        return _single_quoted_as_json(source)
+    if "'" not in source or '"' not in source:  # one kind of quote: split at it
+        return _quoted_as_json(source, '"' if "'" not in source else "'")
     if "(" not in source and ")" not in source:
         return _PYTHON_SIMPLE.sub(_json_word, source)
     # (start, is a parenthesis, has a comma at its own level) per open bracket
@@ -423,19 +423,32 @@ def _python_as_json(source: str) -> str | None:
     return None if broken or stack else rewritten
 
 
-def _single_quoted_as_json(source: str) -> str | None:
-    """`_python_as_json` for the usual literal: strings in single quotes, no escapes, no
-    True/False/None. Every `'` then delimits a string, so the text splits at them into
-    alternating outside and inside parts, and only the outside parts need rewriting."""
-    parts = source.split("'")
+def _quoted_as_json(source: str, quote: str) -> str | None:
+    """`_python_as_json` for the usual literal, whose strings all use one kind of quote and
+    no escapes. Every `quote` then delimits a string, so the text splits at them into
+    alternating outside and inside parts, and only the outside parts need rewriting: tuples
+    to lists, True/False/None to their JSON names."""
+    parts = source.split(quote)
     if len(parts) % 2 == 0:
         return None  # a quote that never closes
     outside = parts[0::2]
     if "(" in source or ")" in source:
-        if not _only_tuples("0".join(outside)):
-            return None
-        parts[0::2] = [part.translate(_PARENTHESES_AS_BRACKETS) for part in outside]
+        skeleton = "0".join(outside)
+        if "(" in skeleton or ")" in skeleton:
+            if not _only_tuples(skeleton):
+                return None
+            outside = [part.translate(_PARENTHESES_AS_BRACKETS) for part in outside]
+    if any(name in source for name in _JSON_NAMES):
+        outside = [_PYTHON_NAME.sub(_json_name, part) for part in outside]
+    parts[0::2] = outside
     return '"'.join(parts)
+
+
+def _json_name(match: re.Match[str]) -> str:
+    return _JSON_NAMES[match.group()]
+
+
+_PYTHON_NAME = re.compile(r"\b(?:True|False|None)\b")
 
 
 def _only_tuples(skeleton: str) -> bool:
