@@ -1103,3 +1103,54 @@ def test_reports_dir_may_not_be_the_runs_dir(tmp_path: Path) -> None:
     assert proc.returncode == 2, explain(proc)
     assert "--reports-dir" in proc.stderr
     assert sorted(p.name for p in runs.iterdir()) == ["1.json"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers need os.fork")
+def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    runs, scenarios, reports = tmp_path / "runs", tmp_path / "scenarios", tmp_path / "reports"
+    (scenarios / "scenario_1").mkdir(parents=True)
+    (scenarios / "scenario_1" / "groundtruth.txt").write_text("{'a': [1, 2, 3], 'b': 'x'}")
+    runs.mkdir()
+    answer = json.dumps('{"a": [3, 2, 1], "b": "x"}')
+    for i in range(6000):  # long enough to be stopped midway on any machine
+        (runs / f"r{i:05d}.json").write_text(
+            f'{{"run_id": "r{i}", "scenario_id": "1", "answer": {answer}}}'
+        )
+    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
+    command = [str(_script("assay")), "evaluate", "--trajectories", str(runs)]
+    command += ["--scenarios", str(scenarios), "--reports-dir", str(reports), "--workers", "2"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = reports / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if lines.exists() and lines.stat().st_size > 0:  # some results are in
+            break
+        time.sleep(0.005)
+    if proc.poll() is not None:
+        pytest.skip("the evaluation finished before it could be interrupted")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 4, err  # ExitCode.INTERNAL_ERROR
+    assert b"interrupted; reports of finished runs are in" in err
+    aggregate = json.loads((reports / "_aggregate.json").read_text())
+    assert aggregate["interrupted"] is True
+    scored = aggregate["totals"]["scored"]
+    assert 0 < scored < 6000
+    names = [p.name for p in reports.iterdir()]
+    assert not [n for n in names if n.startswith(".assay-")]  # no temporaries left behind
+    reports_written = [n for n in names if n not in ("_aggregate.json", "results.jsonl")]
+    assert len(reports_written) == scored == len(lines.read_text().splitlines())
+    # Workers are forks of the evaluation: the same command line, with this test's own
+    # reports directory in it. None may outlive it.
+    leftovers = [p for p in Path("/proc").glob("[0-9]*") if str(reports) in _command_line(p)]
+    assert leftovers == []
+
+
+def _command_line(process: Path) -> str:
+    try:
+        return (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -280,3 +281,20 @@ def test_callbacks_see_every_input_in_order(
     assert [r.report_file for r in results] == [line["report_file"] for line in lines]
     assert results[0].question is None and results[0].answer == '{"a": 2}'
     assert isinstance(seen[-1], NotScored) and seen[-1].kind == "unreadable"
+
+
+def test_ctrl_c_inside_a_step_is_raised_at_its_end() -> None:
+    reached: list[str] = []
+    with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts() as interrupts:
+        with interrupts.step:
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("after the signal")  # the step goes on
+        reached.append("after the step")  # never: the interrupt comes first
+    assert reached == ["after the signal"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
+
+
+def test_ctrl_c_outside_a_step_is_raised_at_once() -> None:
+    with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(2)  # not reached: the interrupt comes at once

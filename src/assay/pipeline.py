@@ -23,6 +23,7 @@ import gc
 import itertools
 import os
 import re
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -166,8 +167,10 @@ def _evaluate(
         if figures is not None:
             assert item.report is not None and item.line is not None
             wanted = figures.run_id or figures.scenario_id
-            report_file = writer.adopt_as(wanted, item.report, item.line)
-            builder.add_figures(figures, report_file)
+            # The report, its line and its count: all three or none, even on Ctrl-C.
+            with interrupts.step:
+                report_file = writer.adopt_as(wanted, item.report, item.line)
+                builder.add_figures(figures, report_file)
             if isinstance(outcome, CaseResult):
                 outcome.report_file = report_file
         else:
@@ -181,6 +184,7 @@ def _evaluate(
 
     interrupted = True
     with ExitStack() as stack:
+        interrupts = stack.enter_context(_DeferrableInterrupts())
         writer = stack.enter_context(ReportWriter(options.reports_dir))
         # Workers write each report under a temporary name; the writer only names it.
         file_scorer = _FileScorer(
@@ -222,6 +226,58 @@ def _evaluate(
             summary = builder.finish(problems.report(), interrupted=interrupted)
             writer.write_summary(summary)
     return summary
+
+
+class _DeferrableInterrupts:
+    """Ctrl-C that waits for the end of a `step`, in the main thread.
+
+    Python raises KeyboardInterrupt wherever the main thread happens to be; between naming a
+    report and counting it, that would leave a report the summary and results.jsonl never
+    mention. Outside the steps, and where another handler is installed (or in another thread,
+    where handlers cannot be installed), Ctrl-C behaves as it always does.
+    """
+
+    def __init__(self) -> None:
+        self._previous: Any = None
+        self.step = _Step()
+        """`with interrupts.step:` runs the block to its end before a Ctrl-C is raised."""
+
+    def __enter__(self) -> _DeferrableInterrupts:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            try:
+                self._previous = signal.signal(signal.SIGINT, self.step.interrupt)
+            except ValueError:  # not the main thread
+                self._previous = None
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+class _Step:
+    """The step context of `_DeferrableInterrupts` (a class, not a generator: one per run)."""
+
+    __slots__ = ("busy", "pending")
+
+    def __init__(self) -> None:
+        self.busy = False
+        self.pending = False
+
+    def interrupt(self, signum: int, frame: object) -> None:
+        if self.busy:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> None:
+        self.busy = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.busy = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
 
 
 _JUDGED_IN_FLIGHT = 256
