@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import gc
 import itertools
 import os
 import re
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
+from assay._gc import rare_collection
 from assay.formats.assetopsbench import (
     ReadProblem,
     jsonl_run_lines,
@@ -108,33 +108,8 @@ def evaluate(
     Raises:
         UnknownScorerError: the default scorer does not exist (checked before any work).
     """
-    with _batch_gc():
+    with rare_collection():
         return _evaluate(options, on_result, on_progress)
-
-
-BATCH_GC_THRESHOLDS = (100_000, 50, 100)
-"""Garbage-collector thresholds while runs are scored (the default is `(700, 10, 10)`)."""
-
-
-@contextmanager
-def _batch_gc() -> Iterator[None]:
-    """Collect garbage rarely while runs are scored, as batch tools do.
-
-    Scoring makes and drops many small containers per run, almost all freed by reference
-    counting; the collector's default (a pass every 700 new containers) spends a few percent
-    of the time re-scanning the run being scored. The caller's thresholds come back at the
-    end, unless they were this rare already (the CLI sets them so for the whole process,
-    which then need not pay for a collection on the way out).
-    """
-    thresholds = gc.get_threshold()
-    if thresholds[0] >= BATCH_GC_THRESHOLDS[0]:
-        yield
-        return
-    gc.set_threshold(*BATCH_GC_THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 def _evaluate(

@@ -198,9 +198,7 @@ class Trajectory:
             # Only reached when a slot is empty, i.e. for the steps of `defer_steps`.
             deferred = self._deferred if name == "steps" else None
             if deferred is None:
-                raise AttributeError(
-                    f"{type(self).__name__!r} object has no attribute {name!r}"
-                )
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
             self.steps = deferred.build()
             self._deferred = None
             return self.steps

@@ -7,12 +7,12 @@ machinery it needs when it runs, so `assay --help` stays fast.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from assay._gc import collect_rarely
 from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
@@ -81,7 +81,7 @@ def _exit_quickly(command: Callable[[], int]) -> NoReturn:
     closed before `command` returns). Only the standard streams still hold output, and they
     are flushed here. An exception leaves the normal way, with its traceback.
     """
-    gc.set_threshold(100_000, 50, 100)  # as `assay.pipeline.BATCH_GC_THRESHOLDS`
+    collect_rarely()
     code = command()
     try:
         sys.stdout.flush()
