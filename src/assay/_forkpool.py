@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
+from assay._io import write_all
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -264,7 +266,7 @@ def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
             data = _frame(reply)
         except Exception as exc:  # the parent raises it at the task's place
             data = _frame((False, _portable(exc)))
-        _write_all(results, data)
+        write_all(results, data)
 
 
 def _frame(value: object) -> bytes:
@@ -287,10 +289,7 @@ def _read_message(descriptor: int) -> bytes | None:
     if header is None:
         return None
     (size,) = _HEADER.unpack(header)
-    body = _read_exactly(descriptor, size)
-    if body is None:
-        return None
-    return body
+    return _read_exactly(descriptor, size)
 
 
 def _read_exactly(descriptor: int, size: int) -> bytes | None:
@@ -303,12 +302,6 @@ def _read_exactly(descriptor: int, size: int) -> bytes | None:
         chunks.append(chunk)
         missing -= len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def _write_all(descriptor: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(descriptor, view) :]
 
 
 def _widen(descriptor: int) -> None:

@@ -15,6 +15,8 @@ import re
 import struct
 from pathlib import Path
 
+from assay._io import write_all
+
 try:  # hashlib's own blake2b, without hashlib loading OpenSSL first (some 3 ms at start-up)
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - an interpreter without CPython's built-in module
@@ -113,11 +115,7 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
     path = f"{os.fspath(directory)}{os.sep}{name}"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        written = os.write(descriptor, data)
-        if written < len(data):  # a write may be partial
-            view = memoryview(data)[written:]
-            while view:
-                view = view[os.write(descriptor, view) :]
+        write_all(descriptor, data)
     except BaseException:
         os.close(descriptor)
         os.unlink(path)  # noqa: PTH108
