@@ -627,20 +627,21 @@ async def _score_item_async(
     return _result(joined, list(scores)), joined.key
 
 
-def _candidate_ids(run: Trajectory) -> list[str]:
-    """Ids a run may name its scenario by: its scenario_id, its file's stem, its run_id."""
-    candidates = [run.scenario_id]
+def _candidate_ids(run: Trajectory) -> Iterator[str]:
+    """Ids a run may name its scenario by, each once: its scenario_id, its file's stem, its
+    run_id. Lazily: the join usually stops at the first."""
+    if run.scenario_id:
+        yield run.scenario_id
+    stem = None
     if run.source.endswith(".json"):  # one run per file: the file is named after the scenario
-        candidates.append(os.path.basename(run.source)[: -len(".json")])  # noqa: PTH119
-    candidates.append(run.run_id)
-    return list(dict.fromkeys(c for c in candidates if c))
+        stem = os.path.basename(run.source)[: -len(".json")]  # noqa: PTH119
+        if stem and stem != run.scenario_id:
+            yield stem
+    if run.run_id and run.run_id not in (run.scenario_id, stem):
+        yield run.run_id
 
 
 def _join_key(run: Trajectory, scenarios: ScenarioIndex) -> str | None:
-    if run.scenario_id:  # the usual case, before any list of candidates is built
-        key = scenario_key(run.scenario_id)
-        if key is not None and key in scenarios:
-            return key
     for candidate in _candidate_ids(run):
         key = scenario_key(candidate)
         if key is not None and key in scenarios:
