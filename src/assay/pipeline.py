@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 import re
 import signal
@@ -309,8 +310,11 @@ class _Scored:
 
     def __reduce__(self) -> tuple[type[_Scored], tuple[Any, ...]]:
         # A plain tuple of the fields pickles faster than the dataclass's own state handling.
-        fields = (self.outcome, self.figures, self.report, self.line, self.key, self.problems)
-        return (_Scored, fields)
+        return (_Scored, _scored_fields(self))
+
+
+_scored_fields = operator.attrgetter(*_Scored.__slots__)
+"""All of a `_Scored`'s fields, in order, as a tuple (what `__reduce__` sends)."""
 
 
 class _FileScorer:

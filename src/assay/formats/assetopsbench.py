@@ -32,7 +32,7 @@ import math
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -447,11 +447,11 @@ def _build_steps(items: list[Any], as_turns: bool) -> list[Step]:
 class _Outline:
     """What a run's figures need of its steps, read without building them."""
 
-    step_count: int = 0
-    tool_names: list[str] = field(default_factory=list)
-    tokens_in: int = 0
-    tokens_out: int = 0
-    durations: list[float] = field(default_factory=list)
+    step_count: int
+    tool_names: list[str]
+    tokens_in: int
+    tokens_out: int
+    durations: list[float]
     """The durations steps recorded."""
 
 
@@ -462,16 +462,15 @@ def _outline(items: list[Any], as_turns: bool) -> _Outline:
     are ints, a duration that is a float) are taken first, and anything else goes through
     the same helpers the steps are built with.
     """
-    outline = _Outline()
-    names = outline.tool_names
-    durations = outline.durations
+    names: list[str] = []
+    durations: list[float] = []
     tokens_in = tokens_out = count = 0
     for item in items:
         if not isinstance(item, dict):
             count += isinstance(item, str)
             continue
         count += 1
-        if as_turns or "tool_calls" in item:
+        if _is_turn(item, as_turns):
             raw_calls = item.get("tool_calls")
             if isinstance(raw_calls, list):
                 for raw in raw_calls:
@@ -498,10 +497,7 @@ def _outline(items: list[Any], as_turns: bool) -> _Outline:
             duration = _duration_of(item)
         if duration is not None:
             durations.append(duration)
-    outline.step_count = count
-    outline.tokens_in = tokens_in
-    outline.tokens_out = tokens_out
-    return outline
+    return _Outline(count, names, tokens_in, tokens_out, durations)
 
 
 def _turn(turn: dict[str, Any], index: int) -> Step:
