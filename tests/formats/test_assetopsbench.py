@@ -629,3 +629,24 @@ def test_a_run_read_whole_equals_one_whose_steps_were_deferred() -> None:
     _ = whole.steps
     assert deferred == whole
     assert deferred.steps[0].tool_calls[0].args == {"x": 1}
+
+
+def test_a_run_file_larger_than_one_read_is_read_whole(tmp_path: Path) -> None:
+    # Past the reader's chunk size (1 MiB), and with a long answer in the middle of it.
+    answer = "x" * (3 * (1 << 20))
+    path = tmp_path / "big.json"
+    path.write_bytes(orjson.dumps({"run_id": "big", "answer": answer}))
+    [run] = list(read_runs(path))
+    assert isinstance(run, Trajectory) and run.answer == answer
+
+
+def test_an_empty_file_and_a_file_of_exactly_one_chunk(tmp_path: Path) -> None:
+    (tmp_path / "empty.json").write_bytes(b"")
+    [problem] = list(read_runs(tmp_path / "empty.json"))
+    assert isinstance(problem, ReadProblem) and problem.reason == "empty file"
+    exact = orjson.dumps({"run_id": "r", "answer": ""})
+    exact = exact[:-1] + b" " * ((1 << 20) - len(exact)) + b"}"
+    assert len(exact) == 1 << 20
+    (tmp_path / "exact.json").write_bytes(exact)
+    [run] = list(read_runs(tmp_path / "exact.json"))
+    assert isinstance(run, Trajectory) and run.run_id == "r"

@@ -661,8 +661,10 @@ def _read_whole(path: str | Path) -> bytes:
     try:
         # One byte more than the size: a short read is the end of a regular file, so the
         # usual file is read in one call, and one that grew meanwhile is still read whole.
-        first = os.read(descriptor, size + 1)
-        if len(first) <= size:
+        # Capped, so that a size that says gigabytes is not allocated in one piece.
+        wanted = min(size + 1, _READ_CHUNK)
+        first = os.read(descriptor, wanted)
+        if len(first) < wanted:
             return first
         chunks = [first]
         while chunk := os.read(descriptor, _READ_CHUNK):
