@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,15 @@ def write_scenario(root: Path, sid: str, gold: str) -> None:
     folder = root / f"scenario_{sid}"
     folder.mkdir(parents=True)
     (folder / "groundtruth.txt").write_text(gold)
+
+
+def write_numbered(
+    runs: Path, gt: Path, count: int, answer_of: Callable[[int], str] = lambda i: '{"a": 1}'
+) -> None:
+    """Scenarios 0..count-1 with gold `{'a': 1}`, and one run of each in `runs`."""
+    for i in range(count):
+        write_scenario(gt, str(i), "{'a': 1}")
+        write_run(runs, f"{i:02d}.json", run_id=f"r{i}", scenario_id=str(i), answer=answer_of(i))
 
 
 def run_eval(tmp_path: Path, **options: Any) -> tuple[Any, Path]:
@@ -231,9 +241,7 @@ def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
 ) -> None:
     monkeypatch.setattr(pipeline, "_CHUNK", 4)
     runs, gt = tmp_path / "runs", tmp_path / "gt"
-    for i in range(80):
-        write_scenario(gt, str(i), "{'a': 1}")
-        write_run(runs, f"{i:02d}.json", run_id=f"r{i}", scenario_id=str(i), answer='{"a": 1}')
+    write_numbered(runs, gt, 80)
     units = pipeline._FileScorer.units
 
     def dies_on_run_50(self: pipeline._FileScorer, chunk: list[pipeline._Unit]) -> object:
@@ -260,10 +268,7 @@ def test_callbacks_see_every_input_in_order(
 ) -> None:
     monkeypatch.setattr(pipeline, "_CHUNK", 4)
     runs, gt = tmp_path / "runs", tmp_path / "gt"
-    for i in range(70):
-        write_scenario(gt, str(i), "{'a': 1}")
-        answer = '{"a": 1}' if i % 2 else '{"a": 2}'
-        write_run(runs, f"{i:02d}.json", run_id=f"r{i}", scenario_id=str(i), answer=answer)
+    write_numbered(runs, gt, 70, lambda i: '{"a": 1}' if i % 2 else '{"a": 2}')
     (runs / "zz.json").write_text("{")
     seen: list[CaseResult | NotScored] = []
     ticks: list[None] = []
@@ -298,3 +303,30 @@ def test_ctrl_c_outside_a_step_is_raised_at_once() -> None:
     with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(2)  # not reached: the interrupt comes at once
+
+
+def test_scenario_files_that_are_directories_are_reported_not_skipped(tmp_path: Path) -> None:
+    gt = tmp_path / "gt"
+    (gt / "scenario_1" / "groundtruth.txt").mkdir(parents=True)
+    write_scenario(gt, "2", "{'a': 1}")
+    (gt / "scenario_2" / "expected_trajectory.json").mkdir()
+    write_scenario(gt, "3", "{'a': 1}")
+    (gt / "scenario_3" / "groundtruth_eval.json").mkdir()
+    for i in (1, 2, 3):
+        write_run(
+            tmp_path / "runs", f"r{i}.json", run_id=f"r{i}", scenario_id=str(i), answer="{'a': 1}"
+        )
+    summary, _ = run_eval(tmp_path)
+    assert (summary.totals["scored"], summary.totals["passed"], summary.totals["errors"]) == (
+        1,
+        1,
+        2,
+    )
+    reasons = {p["source"].rsplit("/", 1)[-1]: p["reason"] for p in summary.scenario_problems}
+    assert reasons == dict.fromkeys(
+        ["groundtruth.txt", "expected_trajectory.json", "groundtruth_eval.json"],
+        "cannot read file: not a regular file",
+    )
+    errors = {e["run_id"]: e["reason"] for e in summary.not_scored["errors"]}
+    assert errors["r1"] == "ground truth unusable: cannot read file: not a regular file"
+    assert errors["r3"].startswith("invalid answer rules: groundtruth_eval.json")
