@@ -145,7 +145,7 @@ def _evaluate(
             wanted = figures.run_id or figures.scenario_id
             # The report, its line and its count: all three or none, even on Ctrl-C.
             with interrupts.step:
-                report_file = writer.adopt_as(wanted, item.report, item.line)
+                report_file = writer.adopt(wanted, item.report, item.line)
                 builder.add_figures(figures, report_file)
             if isinstance(outcome, CaseResult):
                 outcome.report_file = report_file

@@ -15,7 +15,6 @@ from assay.reports.files import (
     inside,
     remove_temporaries,
     write_atomic,
-    write_temporary,
 )
 from assay.results import CaseResult, RunSummary
 
@@ -62,21 +61,13 @@ class ReportWriter:
             # named every one, and listing a directory of many thousand reports is not free.
             remove_temporaries(self.directory)
 
-    def write(self, result: CaseResult) -> None:
-        """Write the per-run report and its `results.jsonl` line."""
-        report, line = render(result)
-        self.adopt(result, write_temporary(self.directory, report), line)
-
-    def adopt(self, result: CaseResult, temporary: str, line: bytes) -> None:
-        """Give a report written by `write_temporary` its name, and write its line.
+    def adopt(self, wanted: str | None, temporary: str, line: bytes) -> str:
+        """Name a report written by `write_temporary` after `wanted` (a run or scenario id),
+        write its `results.jsonl` line, and return the report's file name.
 
         The report may have been rendered and written by a worker process; naming it is the
         one step that has to happen here, in order.
         """
-        result.report_file = self.adopt_as(result.run_id or result.scenario_id, temporary, line)
-
-    def adopt_as(self, wanted: str | None, temporary: str, line: bytes) -> str:
-        """`adopt` for a result known by the id its report is named after; returns the name."""
         report_file = f"{self._names.allocate(wanted)}.json"
         os.replace(temporary, inside(self._directory_text, report_file))  # noqa: PTH105
         if self._lines is not None:
