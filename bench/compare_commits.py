@@ -15,7 +15,6 @@ move at all between runs (see README.md, "Where things stand").
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import shutil
 import statistics
@@ -25,6 +24,8 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+from run_bench import child_env, floor_cmd  # beside this script: same environment, same floor
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
@@ -78,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "trajectories").is_dir():
         sys.exit(f"no data set at {args.data}: run bench/run_bench.py (or generate.py) first")
 
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(args.out_root / "pycache")
+    env = child_env(args.out_root)
     with tempfile.TemporaryDirectory() as scratch:
         base_src = export_source(args.base, Path(scratch))
         runner = Path(scratch) / "runner.py"
@@ -92,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             commands[side] += ["--trajectories", str(args.data / "trajectories")]
             commands[side] += ["--scenarios", str(args.data / "scenarios")]
             commands[side] += ["--reports-dir", str(args.out_root / side), "-q"]
-        commands["floor"] = [sys.executable, str(BENCH / "floor.py"), "--data", str(args.data)]
-        commands["floor"] += ["--out", str(args.out_root / "floor")]
+        commands["floor"] = floor_cmd(args.data, args.out_root / "floor")
 
         results: dict[str, list[tuple[float, float]]] = {side: [] for side in commands}
         for round_no in range(args.rounds + 1):  # round 0 warms caches and is not counted
