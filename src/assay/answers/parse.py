@@ -80,8 +80,6 @@ _TOKEN = re.compile(r"""[{}\[\]()"'\\]""")
 _OPENERS = {"{": "}", "[": "]", "(": ")"}
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
 _FENCE = re.compile(r"^```[\w+-]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
-_MARKUP = re.compile(r"[<:：{\[(`]")
-"""A text without any of these has no think tag, answer label, structure or fence."""
 _FENCED_BLOCK = re.compile(r"```[\w+-]*[ \t]*\n(.*?)\n?```", re.DOTALL)
 _EMPHASIS = "*_`"
 _NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -126,19 +124,16 @@ def parse_answer(text: Any, *, expect: Expect = "any") -> ParsedAnswer:
     whole = _one_document(stripped)
     if whole is not None:
         return whole
-    if _MARKUP.search(text):
-        region, labelled = _answer_region(text)
-        try:
-            found, structure_error = _last_structure(region, tried=stripped)
-        except _ParseError as exc:
-            return ParsedAnswer(None, "rejected", str(exc))
-        if found is not None:
-            return found
-        fenced = _last_match(_FENCED_BLOCK, region)
-        if fenced is not None:  # "Here is the result: ```json 6```, let me know…": the block is it
-            region = fenced.group(1)
-    else:  # plain text ("17.0", "C", "CH-12"): no think tag, label, bracket or fence in it
-        region, labelled, structure_error = text, False, None
+    region, labelled = _answer_region(text)
+    try:
+        found, structure_error = _last_structure(region, tried=stripped)
+    except _ParseError as exc:
+        return ParsedAnswer(None, "rejected", str(exc))
+    if found is not None:
+        return found
+    fenced = _last_match(_FENCED_BLOCK, region)
+    if fenced is not None:  # "Here is the result: ```json 6```, let me know…": the block is it
+        region = fenced.group(1)
     scalar = _scalar(region, structure_error)
     if expect == "count" and not _is_number(scalar.value):
         count = _count_fallback(region, labelled)
