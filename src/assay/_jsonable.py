@@ -49,6 +49,17 @@ def json_type(value: object) -> str:
     return type(value).__name__
 
 
+def json_type_phrase(value: object) -> str:
+    """`json_type` with its article, for messages.
+
+    Example:
+        >>> json_type_phrase(3), json_type_phrase([1]), json_type_phrase({})
+        ('a number', 'an array', 'an object')
+    """
+    name = json_type(value)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
 def nested_deeper_than(value: Any, limit: int) -> bool:
     """Whether lists, tuples and dicts in `value` nest more than `limit` levels (no recursion:
     this is how over-deep input is refused before anything recursive touches it).

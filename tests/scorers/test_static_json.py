@@ -279,6 +279,21 @@ def test_a_run_without_a_string_answer_is_unscored(answer: Any) -> None:
     assert result.details["reason"] == "no_answer"
 
 
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [(None, "missing or null"), (42, "a number, not text"), ({"a": 1}, "an object, not text")],
+)
+def test_a_run_without_a_string_answer_says_what_it_had(answer: Any, said: str) -> None:
+    assert score("34", answer).rationale == f"run has no answer (answer is {said})"
+
+
+def test_a_huge_number_is_a_parse_error_without_pythons_advice() -> None:
+    # Python's own message ends "; use sys.set_int_max_str_digits() to increase the limit".
+    rationale = score("{'a': 1}", '{"a": ' + "9" * 5000 + "}").rationale
+    assert "value has 5000 digits" in rationale
+    assert "set_int_max_str_digits" not in rationale
+
+
 def test_an_empty_answer_is_scored() -> None:
     result = score("34", "")
     assert result.status is ScoreStatus.SCORED

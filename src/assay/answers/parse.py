@@ -369,6 +369,8 @@ def _parse_literal(source: str) -> Any:
             tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
         message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        # Python's own advice ("; use sys.set_int_max_str_digits() ...") is no help here.
+        message = message.split(";", 1)[0]
         raise _ParseError(f"not JSON or a Python literal: {message[:120]}") from None
     return _literal(tree.body, 0)
 

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assay._jsonable import json_type_phrase
 from assay.records import Case, Trajectory
 from assay.results import Score
 from assay.scorers._judge import (
@@ -80,7 +81,7 @@ def _question(case: Case, run: Trajectory) -> str | None:
 def _no_answer(name: str, run: Trajectory) -> Score | None:
     if isinstance(run.answer, str):
         return None
-    kind = "missing or null" if run.answer is None else f"a {type(run.answer).__name__}"
+    kind = "missing or null" if run.answer is None else f"{json_type_phrase(run.answer)}, not text"
     return Score.unscored(name, f"run has no answer (answer is {kind})", {"reason": "no_answer"})
 
 
