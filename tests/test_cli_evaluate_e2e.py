@@ -469,6 +469,17 @@ def test_usage_errors_exit_2(tmp_path: Path, extra: list[str], script: str) -> N
     assert not reports.exists(), "a usage error must not start an evaluation"
 
 
+@pytest.mark.parametrize("script", ["assay", "evaluate"])
+def test_an_unknown_scorer_shows_the_usage_of_evaluate(tmp_path: Path, script: str) -> None:
+    runs, scenarios = _half_passing(tmp_path)
+    proc = evaluate(
+        runs, scenarios, tmp_path / "reports", "--scorer-default", "nope", script=script
+    )
+    prog = "assay evaluate" if script == "assay" else "evaluate"
+    assert proc.stderr.startswith(f"usage: {prog} "), explain(proc)
+    assert f"{prog}: error: unknown scorer 'nope'" in proc.stderr
+
+
 def test_usage_errors_without_required_arguments(tmp_path: Path) -> None:
     assert cli(cwd=tmp_path).returncode == 2
     assert cli("evaluate", cwd=tmp_path).returncode == 2

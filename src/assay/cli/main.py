@@ -23,6 +23,11 @@ _SUBCOMMANDS = {"evaluate": evaluate_command, "convert": convert_command, "cache
 
 def build_parser() -> argparse.ArgumentParser:
     """The full `assay` argument parser."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The `assay` parser, and each subcommand's own parser by name."""
     parser = argparse.ArgumentParser(
         prog="assay",
         description="Score what AI agents did: saved runs against ground truth.",
@@ -31,17 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in _SUBCOMMANDS.items():
         module.add_parser(commands, name)
-    return parser
+    return parser, commands.choices
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `assay` with `argv` (default: the process arguments); returns the exit code."""
-    parser = build_parser()
+    parser, subcommands = _parsers()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return ExitCode.USAGE_ERROR
-    result: int = _SUBCOMMANDS[args.command].run(args, parser)
+    # A subcommand's own errors show its own usage line (`usage: assay evaluate ...`).
+    result: int = _SUBCOMMANDS[args.command].run(args, subcommands[args.command])
     return result
 
 
