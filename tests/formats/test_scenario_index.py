@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from assay.formats import index_scenarios
+from assay.formats.scenarios import _DIGITS, _natural_key
 
 
 def folder(root: Path, name: str, answer: str) -> Path:
@@ -62,3 +67,27 @@ def test_a_file_loaded_after_a_numbered_folder_loses(tmp_path: Path) -> None:
     index = index_scenarios([tmp_path / "a", tmp_path / "b.json"])
     assert index.get("3").expected_answer == "folder"  # type: ignore[union-attr]
     assert index.problems[0].source == f"{tmp_path / 'b.json'}#0"
+
+
+@given(st.text(alphabet="0123456789", min_size=1, max_size=25))
+def test_the_quick_sort_key_of_numbered_folders_is_the_natural_one(digits: str) -> None:
+    name = f"scenario_{digits}"
+    slow = _DIGITS.sub(lambda run: run.group().zfill(20), name) + "\0" + name
+    assert _natural_key(name) == slow
+
+
+def test_numbered_folders_are_found_like_other_folders(tmp_path: Path) -> None:
+    # Folders named scenario_<n> take a quicker path through indexing than other names: the
+    # paths they report, and a folder with nothing to score, must come out the same way.
+    folder(tmp_path / "gt", "scenario_1", "one")
+    folder(tmp_path / "gt", "scenario_x", "x")
+    (tmp_path / "gt" / "scenario_2").mkdir()  # no groundtruth.txt: a problem, not a case
+    (tmp_path / "gt" / "scenario_y").mkdir()
+    index = index_scenarios([Path(f"{tmp_path / 'gt'}{os.sep}")])
+    assert index.source("1") == str(tmp_path / "gt" / "scenario_1")
+    assert index.source("x") == str(tmp_path / "gt" / "scenario_x")
+    assert [(Path(p.source).name, p.reason) for p in index.problems] == [
+        (name, "no groundtruth.txt (and no expected_trajectory.json)")
+        for name in ("scenario_2", "scenario_y")
+    ]
+    assert "2" not in index and "y" not in index

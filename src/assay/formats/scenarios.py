@@ -209,19 +209,26 @@ class ScenarioIndex:
         return f"{parent}{os.sep}{_FOLDER_PREFIXES[0]}{key}"
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
-        ordinal = self._loaded
-        self._loaded += 1
         number = _plain_number(key)
         if not isinstance(entry, Case) and number is not None:
             parent, name = os.path.split(entry)
             if name == _FOLDER_PREFIXES[0] + key:
-                self._numbered.append(number, self._parent_number(parent), ordinal)
-                return  # duplicates among these are found by `_finish`, once sorted
+                self._add_numbered(number, parent)
+                return
+        ordinal = self._loaded
+        self._loaded += 1
         if key in self._entries:
             self._report_duplicate(entry, key, self.source_of(self._entries[key]), ordinal)
             return
         self._entries[key] = entry
         self._ordinals[key] = ordinal
+
+    def _add_numbered(self, number: int, parent: str) -> None:
+        """Add the folder `scenario_<number>` in `parent` (as `os.path.split` gives it)."""
+        ordinal = self._loaded
+        self._loaded += 1
+        # Duplicates among these are found by `_finish`, once sorted.
+        self._numbered.append(number, self._parent_number(parent), ordinal)
 
     def _parent_number(self, parent: str) -> int:
         number = self._parent_numbers.get(parent)
@@ -344,6 +351,15 @@ class _FoundFolder(NamedTuple):
     key: str
 
 
+class _NumberedFolder(NamedTuple):
+    """A folder named `scenario_<n>`, `n` a plain number: the usual entry, and the cheapest to
+    index (see `ScenarioIndex._add_numbered`)."""
+
+    number: int
+    parent: str
+    """The folder's parent, as `os.path.split` gives it."""
+
+
 def _folder_id_of(folder: _Folder) -> str:
     return _folder_id(os.path.basename(folder)) or ""  # noqa: PTH119
 
@@ -356,7 +372,10 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
     index = ScenarioIndex()
     for path in paths:
         for item in _load_path(Path(path)):
-            if isinstance(item, _FoundFolder):  # the usual entry, its key already known
+            if isinstance(item, _NumberedFolder):  # the usual entry
+                index._add_numbered(item.number, item.parent)
+                continue
+            if isinstance(item, _FoundFolder):  # its key already known
                 index._add(item.key, item.path)
                 continue
             if isinstance(item, ReadProblem):
@@ -411,7 +430,7 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
 # --- paths ---------------------------------------------------------------------------------
 
 
-def _load_path(path: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
+def _load_path(path: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | ReadProblem]:
     try:
         is_dir = path.is_dir()
         exists = is_dir or path.exists()
@@ -430,7 +449,7 @@ def _load_path(path: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
         yield from _load_file(path)
 
 
-def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
+def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | ReadProblem]:
     # Streamed directory by directory (entries of each in natural order, then its
     # subdirectories), so that a tree of many thousand scenario folders is never listed whole.
     errors: list[OSError] = []
@@ -447,11 +466,21 @@ def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
         names.extend(files)
         names.sort(key=_natural_key)
         descend: list[str] = []
+        # What os.path.split gives as the parent of every entry here (no trailing separator).
+        parent = os.path.split(os.path.join(dirpath, "_"))[0]  # noqa: PTH118
         for name in names:
             full = os.path.join(dirpath, name)  # noqa: PTH118
             if name in files:
                 found_any = True
                 yield from _load_file(Path(full))
+                continue
+            number = _numbered_folder(name)
+            if number is not None:
+                found_any = True
+                if _has_case_files(full):
+                    yield _NumberedFolder(number, parent)
+                else:
+                    yield _no_case_files(full)
                 continue
             folder_id = _folder_id(name)
             if folder_id is None:
@@ -476,10 +505,21 @@ def _folder_id(name: str) -> str | None:
     return None
 
 
+def _numbered_folder(name: str) -> int | None:
+    """n for a folder named `scenario_<n>` with n a plain number (its key is then `str(n)`)."""
+    if name.startswith(_FOLDER_PREFIXES[0]):
+        return _plain_number(name[_FOLDER_PREFIX_LEN:])
+    return None
+
+
 def _natural_key(name: str) -> str:
     # Runs of digits are zero-padded so that scenario_2 sorts before scenario_10, and
     # "scenario-" sorts with "scenario_"; the name itself, after a NUL, breaks ties between
     # "011" and "11". One short string per name keeps sorting many thousand names cheap.
+    if name.startswith(_FOLDER_PREFIXES[0]):
+        digits = name[_FOLDER_PREFIX_LEN:]
+        if digits.isdigit() and digits.isascii():  # the usual name, without the regex
+            return f"{_FOLDER_PREFIXES[0]}{digits.zfill(20)}\0{name}"
     folded = name.lower().replace("-", "_")
     return _DIGITS.sub(lambda digits: digits.group().zfill(20), folded) + "\0" + name
 
@@ -494,14 +534,23 @@ def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_FoundFolder | 
         name = os.path.basename(source)  # noqa: PTH119
         yield ReadProblem(source, f"no usable scenario id in folder name {name!r}")
         return
+    if _has_case_files(source):
+        yield _FoundFolder(source, key)
+    else:
+        yield _no_case_files(source)
+
+
+def _has_case_files(folder: str) -> bool:
+    """Whether a scenario folder has the file a case needs: its answer or its trajectory."""
     # os.access: no exception per absent file, for thousands of folders at start-up. Should
     # one of these names be a directory, reading it reports that later.
-    if not os.access(_inside(source, GROUNDTRUTH_FILE), os.F_OK) and not os.access(
-        _inside(source, TRAJECTORY_FILE), os.F_OK
-    ):
-        yield ReadProblem(source, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
-        return
-    yield _FoundFolder(source, key)
+    return os.access(_inside(folder, GROUNDTRUTH_FILE), os.F_OK) or os.access(
+        _inside(folder, TRAJECTORY_FILE), os.F_OK
+    )
+
+
+def _no_case_files(folder: str) -> ReadProblem:
+    return ReadProblem(folder, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
 
 
 def _load_folder(
