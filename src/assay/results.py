@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from assay._jsonable import json_type_phrase
+
 
 class ScoreStatus(StrEnum):
     """Whether a scorer could give a score."""
@@ -65,6 +67,19 @@ class Score:
     ) -> Score:
         """A successful score."""
         return cls(scorer, ScoreStatus.SCORED, value, passed, rationale, details or {})
+
+    @classmethod
+    def no_answer(cls, scorer: str, answer: Any) -> Score:
+        """Unscored: the run's answer is missing, null or not text (`reason` "no_answer").
+
+        Example:
+            >>> Score.no_answer("static_json", 42).rationale
+            'run has no answer (answer is a number, not text)'
+        """
+        kind = "missing or null" if answer is None else f"{json_type_phrase(answer)}, not text"
+        return cls.unscored(
+            scorer, f"run has no answer (answer is {kind})", {"reason": "no_answer"}
+        )
 
     @classmethod
     def unscored(cls, scorer: str, reason: str, details: dict[str, Any] | None = None) -> Score:

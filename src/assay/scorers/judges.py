@@ -36,7 +36,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay._jsonable import json_type_phrase
 from assay.records import Case, Trajectory
 from assay.results import Score
 from assay.scorers._judge import (
@@ -81,8 +80,7 @@ def _question(case: Case, run: Trajectory) -> str | None:
 def _no_answer(name: str, run: Trajectory) -> Score | None:
     if isinstance(run.answer, str):
         return None
-    kind = "missing or null" if run.answer is None else f"{json_type_phrase(run.answer)}, not text"
-    return Score.unscored(name, f"run has no answer (answer is {kind})", {"reason": "no_answer"})
+    return Score.no_answer(name, run.answer)
 
 
 def _settings(options: Mapping[str, Any]) -> dict[str, Any]:

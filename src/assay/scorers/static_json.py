@@ -19,7 +19,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
-from assay._jsonable import json_type_phrase
 from assay.answers.compare import compare_values, nothing_answered
 from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
 from assay.answers.rules import AnswerRules, RulesError, parse_rules
@@ -61,12 +60,7 @@ def score_static_json(
 ) -> Score:
     """Score one run against one case (the body of the `static_json` scorer)."""
     if not isinstance(run.answer, str):
-        kind = (
-            "missing or null" if run.answer is None else f"{json_type_phrase(run.answer)}, not text"
-        )
-        return Score.unscored(
-            NAME, f"run has no answer (answer is {kind})", {"reason": "no_answer"}
-        )
+        return Score.no_answer(NAME, run.answer)
     if case.expected_answer is None:
         if case.characteristic_form:
             return Score.unscored(
