@@ -91,3 +91,15 @@ def test_numbered_folders_are_found_like_other_folders(tmp_path: Path) -> None:
         for name in ("scenario_2", "scenario_y")
     ]
     assert "2" not in index and "y" not in index
+
+
+def test_a_scenario_folder_given_itself_is_indexed_like_one_found_in_a_walk(
+    tmp_path: Path,
+) -> None:
+    numbered = folder(tmp_path, "scenario_11", "eleven")
+    padded = folder(tmp_path, "scenario_011", "also eleven")
+    index = index_scenarios([numbered, padded])
+    assert list(index) == ["11"]
+    assert index.source("11") == str(numbered)
+    assert index.get("11").expected_answer == "eleven"  # type: ignore[union-attr]
+    assert [p.source for p in index.problems] == [str(padded)]  # the same key, loaded second

@@ -209,12 +209,7 @@ class ScenarioIndex:
         return f"{parent}{os.sep}{_FOLDER_PREFIXES[0]}{key}"
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
-        number = _plain_number(key)
-        if not isinstance(entry, Case) and number is not None:
-            parent, name = os.path.split(entry)
-            if name == _FOLDER_PREFIXES[0] + key:
-                self._add_numbered(number, parent)
-                return
+        """Add a case, or a folder not named `scenario_<n>` (those go to `_add_numbered`)."""
         ordinal = self._loaded
         self._loaded += 1
         if key in self._entries:
@@ -440,9 +435,9 @@ def _load_path(path: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | R
     if not exists:
         yield ReadProblem(str(path), "no such file or directory")
     elif is_dir:
-        folder_id = _folder_id(path.name)
-        if folder_id is not None:
-            yield from _folder_case(path, folder_id)
+        if _folder_id(path.name) is not None:
+            source = str(path)
+            yield _scenario_folder(source, path.name, os.path.split(source)[0])
         else:
             yield from _load_dir(path)
     else:
@@ -474,22 +469,13 @@ def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | Re
                 found_any = True
                 yield from _load_file(Path(full))
                 continue
-            number = _numbered_folder(name)
-            if number is not None:
-                found_any = True
-                if _has_case_files(full):
-                    yield _NumberedFolder(number, parent)
-                else:
-                    yield _no_case_files(full)
-                continue
-            folder_id = _folder_id(name)
-            if folder_id is None:
+            if _folder_id(name) is None:
                 descend.append(name)
             else:
                 # A scenario folder is one case: its own JSON files (groundtruth_eval.json)
                 # belong to it and must not be read as scenario files.
                 found_any = True
-                yield from _folder_case(full, folder_id)
+                yield _scenario_folder(full, name, parent)
         dirnames[:] = descend
     if not found_any and not errors:
         # Most likely a wrong path: say so rather than load nothing without a word.
@@ -527,17 +513,19 @@ def _natural_key(name: str) -> str:
 # --- scenario folders ----------------------------------------------------------------------
 
 
-def _folder_case(folder: str | Path, folder_id: str) -> Iterator[_FoundFolder | ReadProblem]:
-    source = str(folder)
-    key = scenario_key(folder_id)
+def _scenario_folder(
+    folder: str, name: str, parent: str
+) -> _NumberedFolder | _FoundFolder | ReadProblem:
+    """A folder named `scenario_<id>` as the index takes it: numbered (the usual name, packed
+    into the index's arrays), found by its key, or a problem. `parent` is `folder`'s parent
+    as `os.path.split` gives it."""
+    number = _numbered_folder(name)
+    key = str(number) if number is not None else scenario_key(name[_FOLDER_PREFIX_LEN:])
     if key is None:
-        name = os.path.basename(source)  # noqa: PTH119
-        yield ReadProblem(source, f"no usable scenario id in folder name {name!r}")
-        return
-    if _has_case_files(source):
-        yield _FoundFolder(source, key)
-    else:
-        yield _no_case_files(source)
+        return ReadProblem(folder, f"no usable scenario id in folder name {name!r}")
+    if not _has_case_files(folder):
+        return ReadProblem(folder, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
+    return _NumberedFolder(number, parent) if number is not None else _FoundFolder(folder, key)
 
 
 def _has_case_files(folder: str) -> bool:
@@ -547,10 +535,6 @@ def _has_case_files(folder: str) -> bool:
     return os.access(_inside(folder, GROUNDTRUTH_FILE), os.F_OK) or os.access(
         _inside(folder, TRAJECTORY_FILE), os.F_OK
     )
-
-
-def _no_case_files(folder: str) -> ReadProblem:
-    return ReadProblem(folder, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
 
 
 def _load_folder(
