@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 from assay.results import RunSummary
 
@@ -69,35 +69,30 @@ class Progress:
 
 
 def preload() -> None:
-    """Import what `print_summary` needs ahead of time (rich takes some 25 ms to import).
+    """Get `print_summary` ready ahead of time: rich takes some 25 ms to import, and its first
+    rendering does work of its own (caches, a few more imports).
 
     The CLI calls this once the first result is in: worker processes are scoring by then,
-    so the import overlaps their work instead of adding to the time after it. A small table
-    is rendered to nowhere too: rich's first rendering does work of its own (caches, a few
-    more imports) that would otherwise come after the last result.
+    so this overlaps their work instead of adding to the time after the last result. It
+    prints the summary of nothing, to nowhere.
     """
     import io
 
-    from rich.console import Console
-    from rich.table import Table
+    from assay.reports.aggregate import SummaryBuilder
 
-    table = Table(title="warm-up", title_justify="left")
-    table.add_column("what")
-    table.add_column("count", justify="right")
-    table.add_row("runs", "1")
-    console = Console(file=io.StringIO(), width=40, highlight=False)
-    console.print(table)
-    console.print("[bold]warm-up[/bold]")
-    console.print("  warm-up", markup=False, soft_wrap=True)
+    print_summary(SummaryBuilder().finish(), Path(), file=io.StringIO())
 
 
-def print_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = False) -> None:
-    """Print the summary table and what was not scored."""
+def print_summary(
+    summary: RunSummary, reports_dir: Path, *, verbose: bool = False, file: IO[str] | None = None
+) -> None:
+    """Print the summary table and what was not scored (to stdout, or to `file`)."""
     from rich.console import Console
     from rich.table import Table
 
     # Piped into a log, rich would assume 80 columns and cut runner and model names short.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 140)
+    on_terminal = file is None and sys.stdout.isatty()
+    console = Console(file=file, highlight=False, width=None if on_terminal else 140)
     totals = summary.totals
     table = Table(title="assay evaluate", show_header=False, title_justify="left")
     table.add_column("what")
