@@ -21,13 +21,8 @@ from assay.cli.exit_codes import ExitCode
 _SUBCOMMANDS = {"evaluate": evaluate_command, "convert": convert_command, "cache": cache_command}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full `assay` argument parser."""
-    return _parsers()[0]
-
-
-def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The `assay` parser, and each subcommand's own parser by name."""
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The `assay` argument parser, and each subcommand's own parser by name."""
     parser = argparse.ArgumentParser(
         prog="assay",
         description="Score what AI agents did: saved runs against ground truth.",
@@ -41,7 +36,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `assay` with `argv` (default: the process arguments); returns the exit code."""
-    parser, subcommands = _parsers()
+    parser, subcommands = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
