@@ -15,19 +15,20 @@ so the index counts as per run here. Nothing is written to README.md: copy what 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
-from run_bench import (  # beside this script: same data, environment and commands
+from run_bench import (  # beside this script: same data, environment, commands and timing
     DEFAULT_OUT_ROOT,
+    Job,
     Runner,
+    Series,
     child_env,
     ensure_data,
     evaluate_cmd,
     floor_cmd,
     fresh_dir,
+    time_jobs,
 )
 
 
@@ -52,22 +53,17 @@ def main(argv: list[str] | None = None) -> int:
     for runs, rounds in ((args.small, args.rounds), (args.big, args.big_rounds)):
         data = ensure_data(runs, args.seed)
         floor_out, assay_out = out_root / "floor", out_root / "assay"
-        commands = {
-            "floor": (floor_cmd(data, floor_out), floor_out),
-            "assay": (evaluate_cmd(args.assay, data, assay_out), assay_out),
-        }
-        times: dict[str, list[float]] = {"floor": [], "assay": []}
+        floor, assay = Series("floor"), Series("assay")
+        jobs = [
+            Job(floor, floor_cmd(data, floor_out), floor_out),
+            Job(assay, evaluate_cmd(args.assay, data, assay_out), assay_out, (0, 1)),
+        ]
         print(f"timing {runs:,} runs, {rounds} rounds ...", flush=True)
-        for round_number in range(rounds + 1):  # round 0 is the untimed one
-            for name, (command, out) in commands.items():
-                fresh_dir(out)
-                started = time.perf_counter()
-                outcome = runner.run(command, ok_codes=(0, 1))
-                if outcome.error:
-                    raise SystemExit(f"{name} failed on {runs:,} runs: {outcome.error}")
-                if round_number:
-                    times[name].append(time.perf_counter() - started)
-        medians[runs] = (statistics.median(times["floor"]), statistics.median(times["assay"]))
+        time_jobs(runner, jobs, rounds)
+        for series in (floor, assay):
+            if series.error:
+                raise SystemExit(f"{series.label} failed on {runs:,} runs: {series.error}")
+        medians[runs] = (floor.median, assay.median)
 
     spread = args.big - args.small
     print("\n| | floor | assay | assay / floor |\n|---|---|---|---|")
