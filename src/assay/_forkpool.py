@@ -22,20 +22,16 @@ import os
 import pickle
 import selectors
 import signal
-import struct
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from assay._io import write_all
+from assay._io import message, read_message, write_all
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-_HEADER = struct.Struct("<Q")
-"""Every message is its length, then a pickle."""
 
 _PIPE_BYTES = 1 << 20
 """Pipe capacity asked for where the system allows it (Linux): a worker can then put a whole
@@ -236,7 +232,7 @@ class _Worker:
 
     def receive(self, selector: selectors.BaseSelector) -> tuple[int, tuple[bool, Any]]:
         """The next answer: (its task number, (ok, result or exception))."""
-        message = _read_message(self.results)
+        message = read_message(self.results)
         if message is None:
             raise WorkerLostError(f"worker process {self.pid} ended unexpectedly")
         reply: tuple[bool, Any] = pickle.loads(message)
@@ -260,7 +256,7 @@ def _load(worker: _Worker) -> int:
 
 def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
     """The worker's loop: read a task, do it, write the answer, until the tasks end."""
-    while (message := _read_message(tasks)) is not None:
+    while (message := read_message(tasks)) is not None:
         try:
             reply: tuple[bool, Any] = (True, work(pickle.loads(message)))
             data = _frame(reply)
@@ -270,8 +266,8 @@ def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
 
 
 def _frame(value: object) -> bytes:
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    return _HEADER.pack(len(data)) + data
+    """`value` pickled, as one message."""
+    return message(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _portable(exc: Exception) -> Exception:
@@ -281,27 +277,6 @@ def _portable(exc: Exception) -> Exception:
     except Exception:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc
-
-
-def _read_message(descriptor: int) -> bytes | None:
-    """One whole message, or None at the end of the stream."""
-    header = _read_exactly(descriptor, _HEADER.size)
-    if header is None:
-        return None
-    (size,) = _HEADER.unpack(header)
-    return _read_exactly(descriptor, size)
-
-
-def _read_exactly(descriptor: int, size: int) -> bytes | None:
-    chunks: list[bytes] = []
-    missing = size
-    while missing:
-        chunk = os.read(descriptor, missing)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        missing -= len(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _widen(descriptor: int) -> None:

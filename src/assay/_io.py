@@ -1,8 +1,13 @@
-"""Low-level file-descriptor helpers shared by the report writer and the worker pool."""
+"""Low-level file-descriptor helpers shared by the report writer, the worker pool and the
+summary printer: whole writes, and length-prefixed messages over a pipe."""
 
 from __future__ import annotations
 
 import os
+import struct
+
+_LENGTH = struct.Struct("<Q")
+"""A message is its length, then its bytes."""
 
 
 def write_all(descriptor: int, data: bytes) -> None:
@@ -19,3 +24,36 @@ def write_all(descriptor: int, data: bytes) -> None:
         view = memoryview(data)[written:]
         while view:
             view = view[os.write(descriptor, view) :]
+
+
+def message(data: bytes) -> bytes:
+    """`data` framed as one message, to be written with `write_all` and read by `read_message`.
+
+    Example:
+        >>> read_end, write_end = os.pipe()
+        >>> write_all(write_end, message(b"abc") + message(b"")); os.close(write_end)
+        >>> read_message(read_end), read_message(read_end), read_message(read_end)
+        (b'abc', b'', None)
+    """
+    return _LENGTH.pack(len(data)) + data
+
+
+def read_message(descriptor: int) -> bytes | None:
+    """The next whole message, or None where the stream ends before one."""
+    header = _read_exactly(descriptor, _LENGTH.size)
+    if header is None:
+        return None
+    (size,) = _LENGTH.unpack(header)
+    return _read_exactly(descriptor, size)
+
+
+def _read_exactly(descriptor: int, size: int) -> bytes | None:
+    chunks: list[bytes] = []
+    missing = size
+    while missing:
+        chunk = os.read(descriptor, missing)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        missing -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
