@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             commands[side] = [sys.executable, str(runner), str(source), "evaluate"]
             commands[side] += ["--trajectories", str(args.data / "trajectories")]
             commands[side] += ["--scenarios", str(args.data / "scenarios")]
-            commands[side] += ["--reports-dir", str(args.out_root / side), "-q"]
+            commands[side] += ["--reports-dir", str(args.out_root / side)]
         commands["floor"] = floor_cmd(args.data, args.out_root / "floor")
 
         results: dict[str, list[tuple[float, float]]] = {side: [] for side in commands}

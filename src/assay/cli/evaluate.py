@@ -6,9 +6,12 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.cli.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from assay.reports.printer import SummaryPrinter
 
 DESCRIPTION = """\
 Score saved agent runs against ground truth and write reports.
@@ -367,6 +370,26 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _error(f"--reports-dir is not a directory: {args.reports_dir}")
         return ExitCode.INPUT_ERROR
 
+    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
+    printer = None
+    if not (args.quiet or show_progress):
+        # Before the pipeline's imports: the helper imports rich beside them (see its module).
+        from assay.reports.printer import SummaryPrinter
+
+        printer = SummaryPrinter.start()
+    try:
+        return _evaluate(args, parser, show_progress, printer)
+    finally:
+        if printer is not None:
+            printer.close()
+
+
+def _evaluate(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    show_progress: bool,
+    printer: SummaryPrinter | None,
+) -> int:
     from assay.pipeline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, preload, print_summary
     from assay.scorers.registry import UnknownScorerError
@@ -402,8 +425,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         workers=args.workers,
         red_flag_thresholds=thresholds,
     )
-    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
-    summary_loaded = args.quiet
+    summary_loaded = args.quiet or printer is not None
 
     def on_progress() -> None:
         nonlocal summary_loaded
@@ -429,7 +451,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
         return ExitCode.INTERNAL_ERROR
 
-    if not args.quiet:
+    if printer is not None:
+        printer.print(summary, args.reports_dir, verbose=args.verbose)
+    elif not args.quiet:
         print_summary(summary, args.reports_dir, verbose=args.verbose)
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found

@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from assay.results import RunSummary
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _REASON_LIMIT = 3
 """Without -v, how many inputs of each not-scored kind are listed before "… and N more"."""
@@ -87,12 +90,30 @@ def print_summary(
     summary: RunSummary, reports_dir: Path, *, verbose: bool = False, file: IO[str] | None = None
 ) -> None:
     """Print the summary table and what was not scored (to stdout, or to `file`)."""
+    _print_summary(_summary_console(file), summary, reports_dir, verbose=verbose)
+
+
+def render_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = False) -> str:
+    """What `print_summary` would print to stdout, as one text (styled, on a terminal)."""
+    console = _summary_console(None)
+    with console.capture() as captured:
+        _print_summary(console, summary, reports_dir, verbose=verbose)
+    return captured.get()
+
+
+def _summary_console(file: IO[str] | None) -> Console:
     from rich.console import Console
-    from rich.table import Table
 
     # Piped into a log, rich would assume 80 columns and cut runner and model names short.
     on_terminal = file is None and sys.stdout.isatty()
-    console = Console(file=file, highlight=False, width=None if on_terminal else 140)
+    return Console(file=file, highlight=False, width=None if on_terminal else 140)
+
+
+def _print_summary(
+    console: Console, summary: RunSummary, reports_dir: Path, *, verbose: bool
+) -> None:
+    from rich.table import Table
+
     totals = summary.totals
     table = Table(title="assay evaluate", show_header=False, title_justify="left")
     table.add_column("what")
