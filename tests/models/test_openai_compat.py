@@ -485,7 +485,9 @@ def test_concurrency_is_capped(chat_server: ChatServer) -> None:
 
 
 def test_the_cap_is_per_model(chat_server: ChatServer) -> None:
-    chat_server.default = Reply.ok().after(0.1)
+    # Long enough for the second model's requests to arrive while the first's are held, even
+    # on a loaded machine (at 0.1 s the overlap was once missed in a full run of the suite).
+    chat_server.default = Reply.ok().after(0.3)
     client = client_for_server(chat_server, max_concurrency=3)
     _concurrently(client, [request("vllm/a"), request("vllm/b")] * 9)
     assert chat_server.peak_in_flight_for("a") <= 3
