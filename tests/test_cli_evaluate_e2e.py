@@ -972,6 +972,40 @@ def test_the_summary_printed_by_the_helper_is_the_summary_printed_here(tmp_path:
     assert by_helper.stdout == here.stdout
 
 
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_a_closed_standard_stream_loses_what_it_would_show_not_the_run(
+    tmp_path: Path, closed: int
+) -> None:
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    reports = tmp_path / "reports"
+    command = [str(_script("assay")), "evaluate", "--trajectories", str(runs)]
+    command += ["--scenarios", str(scenarios), "--reports-dir", str(reports)]
+    proc = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=lambda: os.close(closed),
+    )
+    assert proc.returncode == 0, explain(proc)
+    assert (proc.stdout == "") if closed == 1 else ("runs read" in proc.stdout)
+    assert proc.stderr == ""
+    check_reports(reports)
+    # An error said on a closed standard error is lost; its exit code is not.
+    missing = subprocess.run(
+        [*command[:3], str(tmp_path / "nope"), *command[4:]],
+        capture_output=True,
+        timeout=300,
+        check=False,
+        preexec_fn=lambda: os.close(closed),
+    )
+    assert missing.returncode == 3
+
+
 def test_verbose_lists_every_reason(tmp_path: Path) -> None:
     scenarios = tmp_path / "scenarios"
     scenario_folder(scenarios, "1", "{'a': 1}")

@@ -1,10 +1,12 @@
-"""Low-level file-descriptor helpers shared by the report writer, the worker pool and the
-summary printer: whole writes, and length-prefixed messages over a pipe."""
+"""Low-level file-descriptor helpers shared by the report writer, the worker pool, the
+summary printer and the CLI: whole writes, length-prefixed messages over a pipe, and flushing
+the standard streams before a fork or a quick exit."""
 
 from __future__ import annotations
 
 import os
 import struct
+import sys
 
 _LENGTH = struct.Struct("<Q")
 """A message is its length, then its bytes."""
@@ -57,3 +59,11 @@ def _read_exactly(descriptor: int, size: int) -> bytes | None:
         chunks.append(chunk)
         missing -= len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def flush_standard_streams() -> None:
+    """Flush stdout and stderr, where the process has them (either is None when the process
+    started with that descriptor closed)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()

@@ -370,7 +370,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _error(f"--reports-dir is not a directory: {args.reports_dir}")
         return ExitCode.INPUT_ERROR
 
-    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
+    show_progress = (
+        not (args.quiet or args.no_progress) and sys.stderr is not None and sys.stderr.isatty()
+    )
     printer = None
     if not (args.quiet or show_progress):
         # Before the pipeline's imports: the helper imports rich beside them (see its module).
@@ -469,4 +471,5 @@ def _evaluate(
 
 
 def _error(message: str) -> None:
-    print(f"assay: error: {message}", file=sys.stderr)
+    if sys.stderr is not None:  # None: started with standard error closed
+        print(f"assay: error: {message}", file=sys.stderr)

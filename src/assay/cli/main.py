@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from assay._gc import collect_rarely
+from assay._io import flush_standard_streams
 from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
@@ -85,8 +86,7 @@ def _exit_quickly(command: Callable[[], int]) -> NoReturn:
     collect_rarely()
     code = command()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        flush_standard_streams()
     except BrokenPipeError:  # the reader went away (`assay ... | head`): nothing to lose
         code = code or ExitCode.INTERNAL_ERROR
     os._exit(code)

@@ -90,6 +90,8 @@ def print_summary(
     summary: RunSummary, reports_dir: Path, *, verbose: bool = False, file: IO[str] | None = None
 ) -> None:
     """Print the summary table and what was not scored (to stdout, or to `file`)."""
+    if file is None and sys.stdout is None:  # started with its standard output closed
+        return
     _print_summary(_summary_console(file), summary, reports_dir, verbose=verbose)
 
 

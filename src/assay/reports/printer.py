@@ -26,7 +26,7 @@ import signal
 import sys
 from pathlib import Path
 
-from assay._io import message, read_message, write_all
+from assay._io import flush_standard_streams, message, read_message, write_all
 from assay.results import RunSummary
 
 
@@ -47,9 +47,7 @@ class SummaryPrinter:
             sys.stdout.fileno()
         except (AttributeError, OSError, ValueError):
             return None
-        # Anything buffered now would be written by both processes.
-        sys.stdout.flush()
-        sys.stderr.flush()
+        flush_standard_streams()  # anything buffered now would be written by both processes
         read_end, write_end = os.pipe()
         try:
             pid = os.fork()
