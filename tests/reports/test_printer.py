@@ -37,10 +37,13 @@ def _summary() -> RunSummary:
     return builder.finish()
 
 
-def _use_real_stdout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The process's own standard output: capfd still captures what reaches its descriptor.
-    (Done in the test itself: capture is put in place after the fixtures.)"""
+def _started(monkeypatch: pytest.MonkeyPatch) -> SummaryPrinter:
+    """A helper for this process's own standard output, which capfd still captures at its
+    descriptor. (Called in the test itself: capture is put in place after the fixtures.)"""
     monkeypatch.setattr(sys, "stdout", sys.__stdout__)
+    printer = SummaryPrinter.start()
+    assert printer is not None
+    return printer
 
 
 def _printed_here(summary: RunSummary, capfd: pytest.CaptureFixture[str]) -> str:
@@ -58,13 +61,11 @@ def test_start_gives_none_when_standard_output_is_replaced(
 def test_the_helper_prints_what_print_summary_prints(
     capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _use_real_stdout(monkeypatch)
     summary = _summary()
     expected = _printed_here(summary, capfd)
     assert "by runner and model" in expected and "… and 2 more" not in expected  # -v: all
 
-    printer = SummaryPrinter.start()
-    assert printer is not None
+    printer = _started(monkeypatch)
     # Printing here from now on would be a fallback: the helper must have printed.
     monkeypatch.setattr(console, "print_summary", _must_not_be_called)
     printer.print(summary, Path("reports"), verbose=True)
@@ -78,7 +79,6 @@ def _must_not_be_called(*_: object, **__: object) -> None:
 def test_a_helper_that_fails_before_writing_leaves_the_printing_here(
     capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _use_real_stdout(monkeypatch)
     summary = _summary()
     expected = _printed_here(summary, capfd)
 
@@ -86,8 +86,7 @@ def test_a_helper_that_fails_before_writing_leaves_the_printing_here(
         raise RuntimeError("cannot render")
 
     monkeypatch.setattr(console, "render_summary", broken)  # inherited by the helper
-    printer = SummaryPrinter.start()
-    assert printer is not None
+    printer = _started(monkeypatch)
     printer.print(summary, Path("reports"), verbose=True)
     assert capfd.readouterr().out == expected  # once, from here
 
@@ -95,9 +94,7 @@ def test_a_helper_that_fails_before_writing_leaves_the_printing_here(
 def test_close_lets_the_helper_go_without_printing(
     capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _use_real_stdout(monkeypatch)
-    printer = SummaryPrinter.start()
-    assert printer is not None
+    printer = _started(monkeypatch)
     helper = printer._pid
     printer.close()
     printer.close()  # a second time does nothing
@@ -109,13 +106,11 @@ def test_close_lets_the_helper_go_without_printing(
 def test_the_helper_goes_on_its_message_not_on_the_end_of_the_pipe(
     capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _use_real_stdout(monkeypatch)
     # Worker processes forked after the helper hold copies of the pipe's write end; the
     # helper must not wait for them to end before it prints and leaves.
     summary = _summary()
     expected = _printed_here(summary, capfd)
-    printer = SummaryPrinter.start()
-    assert printer is not None
+    printer = _started(monkeypatch)
     holder = os.fork()
     if holder == 0:  # holds every descriptor of the parent, the pipe's write end included
         time.sleep(5)
