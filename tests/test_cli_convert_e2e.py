@@ -186,6 +186,25 @@ def test_nothing_convertible_exits_3_and_writes_nothing(tmp_path: Path) -> None:
     assert out.read_text() == "kept\n"  # a failed conversion leaves the old output alone
 
 
+def test_with_standard_error_closed_problems_do_not_land_on_standard_output(
+    tmp_path: Path,
+) -> None:
+    inputs = sample_dir(tmp_path)
+    (inputs / "bad.json").write_text('{"what": 1}')
+    out = tmp_path / "runs.jsonl"
+    proc = subprocess.run(
+        [str(BIN_DIR / "assay"), "convert", str(inputs), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stdout.startswith("converted ") and proc.stdout.count("\n") == 1
+    assert runs_by_id(out)
+
+
 def test_named_format_and_help(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     proc = assay("convert", SAMPLES / "otel_export.json", "--from", "otel", "--out", out, "-q")

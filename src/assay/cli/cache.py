@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.cli.exit_codes import ExitCode
+from assay.cli.messages import error
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -83,10 +84,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run `assay cache ACTION`; returns the exit code."""
     action = getattr(args, "cache_action", None)
     if action is None:
-        _error("choose an action: stats or clear (see `assay cache --help`)")
+        error("choose an action: stats or clear (see `assay cache --help`)")
         return ExitCode.USAGE_ERROR
     if action == "clear" and not args.yes and not sys.stdin.isatty():
-        _error("refusing to clear the cache without --yes: not on a terminal, so cannot ask")
+        error("refusing to clear the cache without --yes: not on a terminal, so cannot ask")
         return ExitCode.USAGE_ERROR
 
     from assay.models.cache import CacheError, ResponseCache, cache_file
@@ -99,13 +100,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return ExitCode.OK
         return _clear(cache, args.model, ask=not args.yes)
     except CacheError as exc:
-        _error(str(exc))
+        error(str(exc))
         return ExitCode.INPUT_ERROR
     finally:
         try:
             cache.close()
         except CacheError as exc:
-            _error(str(exc))
+            error(str(exc))
 
 
 def _clear(cache: ResponseCache, model: str | None, *, ask: bool) -> int:
@@ -146,7 +147,8 @@ def _print_stats(stats: CacheStats) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 140)
+    on_terminal = sys.stdout is not None and sys.stdout.isatty()
+    console = Console(highlight=False, width=None if on_terminal else 140)
     overview = Table(title="assay cache", show_header=False, title_justify="left")
     overview.add_column("what")
     overview.add_column("value", overflow="fold")
@@ -189,7 +191,3 @@ def _size(size: int) -> str:
 
 def _time(moment: datetime | None) -> str:
     return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _error(message: str) -> None:
-    print(f"assay: error: {message}", file=sys.stderr)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from assay.cli.exit_codes import ExitCode
+from assay.cli.messages import error, say
 
 # The names `assay.formats.detect.FORMATS` reads; repeated here so that building the parser
 # does not import the readers (`assay --help` stays fast). A test keeps the two in step.
@@ -91,10 +91,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Convert the inputs named in `args`; returns the exit code."""
     out: Path = args.out
     if out.is_dir():
-        _error(f"--out is a directory, not a file: {out}")
+        error(f"--out is a directory, not a file: {out}")
         return ExitCode.INPUT_ERROR
     if not out.parent.is_dir():
-        _error(f"cannot write {out}: no such directory {out.parent}")
+        error(f"cannot write {out}: no such directory {out.parent}")
         return ExitCode.INPUT_ERROR
 
     from assay.formats.assay_jsonl import write_runs_jsonl
@@ -125,30 +125,26 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         written = write_runs_jsonl(converted(), out, keep_empty=False)
     except OSError as exc:
-        _error(f"cannot write {out}: {exc.strerror or exc}")
+        error(f"cannot write {out}: {exc.strerror or exc}")
         return ExitCode.INPUT_ERROR
     except KeyboardInterrupt:
-        _error(f"interrupted; {out} was not written")
+        error(f"interrupted; {out} was not written")
         return ExitCode.INTERNAL_ERROR
     except Exception as exc:
         if args.verbose:
             raise
-        _error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
         return ExitCode.INTERNAL_ERROR
 
     if problems:
         noun = "input" if len(problems) == 1 else "inputs"
-        print(f"assay: {len(problems)} {noun} could not be converted:", file=sys.stderr)
+        say(f"assay: {len(problems)} {noun} could not be converted:")
         for problem in problems:
-            print(f"  {problem.source}: {problem.reason}", file=sys.stderr)
+            say(f"  {problem.source}: {problem.reason}")
     if written == 0:
-        _error(f"nothing converted: no readable trajectory in {len(files)} file(s)")
+        error(f"nothing converted: no readable trajectory in {len(files)} file(s)")
         return ExitCode.INPUT_ERROR
     if not args.quiet:
         runs = "run" if written == 1 else "runs"
         print(f"converted {written} {runs} from {len(files)} file(s) into {out}")
     return ExitCode.OK
-
-
-def _error(message: str) -> None:
-    print(f"assay: error: {message}", file=sys.stderr)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.cli.exit_codes import ExitCode
+from assay.cli.messages import error
 
 if TYPE_CHECKING:
     from assay.reports.printer import SummaryPrinter
@@ -361,13 +362,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     missing = [p for p in [args.trajectories, *args.scenarios] if not p.exists()]
     if missing:
         for path in missing:
-            _error(f"no such file or directory: {path}")
+            error(f"no such file or directory: {path}")
         return ExitCode.INPUT_ERROR
     if args.reports_dir.resolve() == args.trajectories.resolve():
-        _error("--reports-dir must not be the --trajectories directory: reports are not runs")
+        error("--reports-dir must not be the --trajectories directory: reports are not runs")
         return ExitCode.USAGE_ERROR
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
-        _error(f"--reports-dir is not a directory: {args.reports_dir}")
+        error(f"--reports-dir is not a directory: {args.reports_dir}")
         return ExitCode.INPUT_ERROR
 
     show_progress = (
@@ -442,15 +443,15 @@ def _evaluate(
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except OSError as exc:
-        _error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return ExitCode.INPUT_ERROR
     except KeyboardInterrupt:
-        _error(f"interrupted; reports of finished runs are in {args.reports_dir}")
+        error(f"interrupted; reports of finished runs are in {args.reports_dir}")
         return ExitCode.INTERNAL_ERROR
     except Exception as exc:
         if args.verbose:
             raise
-        _error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
         return ExitCode.INTERNAL_ERROR
 
     if printer is not None:
@@ -459,17 +460,12 @@ def _evaluate(
         print_summary(summary, args.reports_dir, verbose=args.verbose)
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
-        _error(f"no runs found (no readable *.json or *.jsonl) under {args.trajectories}")
+        error(f"no runs found (no readable *.json or *.jsonl) under {args.trajectories}")
         return ExitCode.INPUT_ERROR
     if args.fail_under is not None:
         rate = summary.pass_rate
         if rate is None or rate < args.fail_under:
             shown = "n/a" if rate is None else f"{rate:.3f}"
-            _error(f"pass rate {shown} is below --fail-under {args.fail_under}")
+            error(f"pass rate {shown} is below --fail-under {args.fail_under}")
             return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK
-
-
-def _error(message: str) -> None:
-    if sys.stderr is not None:  # None: started with standard error closed
-        print(f"assay: error: {message}", file=sys.stderr)
