@@ -381,13 +381,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         printer = SummaryPrinter.start()
     try:
-        return _evaluate(args, parser, show_progress, printer)
+        return _evaluate_and_report(args, parser, show_progress, printer)
     finally:
         if printer is not None:
             printer.close()
 
 
-def _evaluate(
+def _evaluate_and_report(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
     show_progress: bool,
