@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
@@ -122,3 +123,17 @@ def test_the_helper_goes_on_its_message_not_on_the_end_of_the_pipe(
         os.kill(holder, 9)
         os.waitpid(holder, 0)
     assert capfd.readouterr().out == expected
+
+
+def test_what_this_process_wrote_before_comes_before_the_summary(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = _summary()
+    expected = _printed_here(summary, capfd)
+    # A block-buffered standard output, as a pipe or a file gets (pytest's writes through).
+    buffered = io.TextIOWrapper(open(1, "wb", closefd=False), encoding="utf-8")  # noqa: SIM115
+    monkeypatch.setattr(sys, "__stdout__", buffered)
+    printer = _started(monkeypatch)
+    sys.stdout.write("written first\n")  # still in this process's buffer
+    printer.print(summary, Path("reports"), verbose=True)
+    assert capfd.readouterr().out == "written first\n" + expected

@@ -68,6 +68,7 @@ class SummaryPrinter:
 
     def print(self, summary: RunSummary, reports_dir: Path, *, verbose: bool = False) -> None:
         """Print `summary` (by the helper, or here if the helper could not)."""
+        flush_standard_streams()  # whatever this process wrote meanwhile comes first
         if self._finish((summary, reports_dir, verbose)) != _PRINTED:
             from assay.reports.console import print_summary
 
