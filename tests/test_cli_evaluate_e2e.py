@@ -933,45 +933,6 @@ def test_evaluate_script_is_assay_evaluate(tmp_path: Path) -> None:
     assert missing_a.returncode == missing_e.returncode == 3
 
 
-def test_the_summary_printed_by_the_helper_is_the_summary_printed_here(tmp_path: Path) -> None:
-    # The console script prints the summary from a helper process (see reports/printer.py);
-    # with its standard output replaced, `main` prints it itself. Both must print it once,
-    # the same.
-    scenarios = tmp_path / "scenarios"
-    scenario_folder(scenarios, "1", "{'a': 1}")
-    runs = tmp_path / "runs"
-    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
-    write_json(runs / "2.json", make_run("2", "1", '{"a": 2}'))
-    write_json(runs / "3.json", make_run("3", "404", '{"a": 1}'))
-    reports = tmp_path / "reports"
-    by_helper = evaluate(runs, scenarios, reports)
-    assert by_helper.returncode == 0, explain(by_helper)
-
-    here = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import io, sys\n"
-            "sys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False), encoding='utf-8')\n"
-            "from assay.cli.main import main\n"
-            "code = main(sys.argv[1:])\n"
-            "sys.stdout.flush()\n"
-            "sys.exit(code)\n",
-            "evaluate",
-            *("--trajectories", str(runs), "--scenarios", str(scenarios)),
-            *("--reports-dir", str(reports)),
-        ],
-        env={**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert here.returncode == 0, explain(here)
-    assert by_helper.stdout.count("runs read") == 1
-    assert by_helper.stdout == here.stdout
-
-
 @pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
 def test_a_closed_standard_stream_loses_what_it_would_show_not_the_run(
     tmp_path: Path, closed: int

@@ -7,6 +7,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,6 @@ import orjson
 import pytest
 
 from assay import pipeline
-from assay._forkpool import WorkerLostError
 from assay.pipeline import EvaluateOptions, evaluate
 from assay.records import Case, Trajectory
 from assay.results import CaseResult, NotScored, Score
@@ -251,7 +251,7 @@ def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
 
     monkeypatch.setattr(pipeline._FileScorer, "units", dies_on_run_50)
     out = tmp_path / "out"
-    with pytest.raises(WorkerLostError):
+    with pytest.raises(BrokenProcessPool):
         evaluate(EvaluateOptions(runs, (gt,), out, workers=2))
     aggregate = orjson.loads((out / "_aggregate.json").read_bytes())
     assert aggregate["interrupted"] is True

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import asyncio
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-from assay._gc import rare_collection
 from assay.formats.assetopsbench import (
     ReadProblem,
     jsonl_run_lines,
@@ -109,15 +109,6 @@ def evaluate(
     Raises:
         UnknownScorerError: the default scorer does not exist (checked before any work).
     """
-    with rare_collection():
-        return _evaluate(options, on_result, on_progress)
-
-
-def _evaluate(
-    options: EvaluateOptions,
-    on_result: Callable[[CaseResult | NotScored], None] | None,
-    on_progress: Callable[[], None] | None,
-) -> RunSummary:
     scorers = _Scorers(options.scorer_options)
     for name in options.scorers or (options.scorer_default,):
         scorers.get(name)  # fail fast on a typo or bad options, before reading anything
@@ -444,7 +435,7 @@ def _scored_files(
     """Score the files in order, here or in forked worker processes.
 
     Workers start only when there are enough files to pay for them, on platforms that can
-    fork (they inherit the ground-truth index and scorers instead of rebuilding them); the
+    fork (they inherit the ground-truth index and scorers instead of receiving them); the
     results come back in file order either way, so reports are the same.
     """
     count = workers if workers > 0 else (os.cpu_count() or 1)
@@ -454,11 +445,55 @@ def _scored_files(
     if not parallel:
         yield (scored for path in files for scored in file_scorer(path))
         return
-    from assay._forkpool import ForkPool
+    # Imported here: the process pool's modules take some 30 ms to import, which a small
+    # evaluation (scored in this process) should not pay.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-    with ForkPool(file_scorer.units, count) as pool:
-        results = pool.map(_chunks(files), in_flight=2 * count)
-        yield (scored for chunk in results for scored in chunk)
+    global _worker_scorer
+    _worker_scorer = file_scorer  # what the forked workers inherit (see `_score_units`)
+    pool = ProcessPoolExecutor(
+        count, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+    )
+    try:
+        yield _in_order(pool, _chunks(files), in_flight=2 * count)
+    except BaseException:
+        # Interrupted or failed: the chunks not started are dropped; the workers finish the one
+        # in hand (a few milliseconds) and exit, so no process outlives the evaluation.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        _worker_scorer = None
+
+
+_worker_scorer: _FileScorer | None = None
+"""The file scorer of the evaluation in progress, set before the worker processes fork."""
+
+
+def _score_units(units: list[_Unit]) -> list[_Scored]:
+    """A worker's task: score a chunk of units with the scorer inherited from the parent."""
+    assert _worker_scorer is not None, "workers are forked after the scorer is set"
+    return _worker_scorer.units(units)
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: stopping is the parent's to decide.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _in_order(
+    pool: ProcessPoolExecutor, chunks: Iterator[list[_Unit]], *, in_flight: int
+) -> Iterator[_Scored]:
+    """The outcomes of `chunks`, scored in `pool`, in input order, with at most `in_flight`
+    chunks submitted at once (so memory stays flat however many runs there are)."""
+    pending: deque[Future[list[_Scored]]] = deque()
+    for chunk in chunks:
+        pending.append(pool.submit(_score_units, chunk))
+        if len(pending) >= in_flight:
+            yield from pending.popleft().result()
+    while pending:
+        yield from pending.popleft().result()
 
 
 class _Scorers:

@@ -1,4 +1,4 @@
-"""The console summary: what it prints, and that getting ready to print prints nothing."""
+"""The console summary: what it prints."""
 
 from __future__ import annotations
 
@@ -7,16 +7,11 @@ from pathlib import Path
 import pytest
 
 from assay.reports.aggregate import SummaryBuilder
-from assay.reports.console import preload, print_summary
+from assay.reports.console import print_summary
 from assay.results import CaseResult, NotScored, OpsMetrics, Score
 
 
-def test_preload_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    preload()
-    assert capsys.readouterr() == ("", "")
-
-
-def test_the_summary_after_preload_is_the_summary_without_it(
+def test_the_summary_shows_failures_and_inputs_not_scored(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     builder = SummaryBuilder()
@@ -35,8 +30,5 @@ def test_the_summary_after_preload_is_the_summary_without_it(
     builder.add_not_scored(NotScored("unreadable", "invalid JSON", source="x.json"))
     summary = builder.finish()
     print_summary(summary, Path("reports"))
-    cold = capsys.readouterr().out
-    preload()
-    print_summary(summary, Path("reports"))
-    assert capsys.readouterr().out == cold
-    assert "1 of 2 gold keys exact" in cold and "x.json: invalid JSON" in cold
+    out = capsys.readouterr().out
+    assert "1 of 2 gold keys exact" in out and "x.json: invalid JSON" in out

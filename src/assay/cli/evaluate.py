@@ -6,13 +6,10 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay.cli.exit_codes import ExitCode
 from assay.cli.messages import error
-
-if TYPE_CHECKING:
-    from assay.reports.printer import SummaryPrinter
 
 DESCRIPTION = """\
 Score saved agent runs against ground truth and write reports.
@@ -374,27 +371,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     show_progress = (
         not (args.quiet or args.no_progress) and sys.stderr is not None and sys.stderr.isatty()
     )
-    printer = None
-    if not (args.quiet or show_progress):
-        # Before the pipeline's imports: the helper imports rich beside them (see its module).
-        from assay.reports.printer import SummaryPrinter
-
-        printer = SummaryPrinter.start()
-    try:
-        return _evaluate_and_report(args, parser, show_progress, printer)
-    finally:
-        if printer is not None:
-            printer.close()
+    return _evaluate_and_report(args, parser, show_progress)
 
 
 def _evaluate_and_report(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
     show_progress: bool,
-    printer: SummaryPrinter | None,
 ) -> int:
     from assay.pipeline import EvaluateOptions, evaluate
-    from assay.reports.console import Progress, preload, print_summary
+    from assay.reports.console import Progress, print_summary
     from assay.scorers.registry import UnknownScorerError
 
     static_options: dict[str, Any] = {}
@@ -428,18 +414,9 @@ def _evaluate_and_report(
         workers=args.workers,
         red_flag_thresholds=thresholds,
     )
-    summary_loaded = args.quiet or printer is not None
-
-    def on_progress() -> None:
-        nonlocal summary_loaded
-        progress.advance()
-        if not summary_loaded:
-            summary_loaded = True
-            preload()
-
     try:
         with Progress(enabled=show_progress) as progress:
-            summary = evaluate(options, on_progress=on_progress)
+            summary = evaluate(options, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except OSError as exc:
@@ -454,9 +431,7 @@ def _evaluate_and_report(
         error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
         return ExitCode.INTERNAL_ERROR
 
-    if printer is not None:
-        printer.print(summary, args.reports_dir, verbose=args.verbose)
-    elif not args.quiet:
+    if not args.quiet:
         print_summary(summary, args.reports_dir, verbose=args.verbose)
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found

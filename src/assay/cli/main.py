@@ -12,8 +12,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from assay._gc import collect_rarely
-from assay._io import flush_standard_streams
 from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
@@ -63,33 +61,30 @@ def evaluate_main(argv: Sequence[str] | None = None) -> int:
 
 
 def console_main() -> NoReturn:
-    """The `assay` console script: `main`, then a quick exit."""
-    _exit_quickly(main)
+    """The `assay` console script."""
+    sys.exit(_as_console_script(main))
 
 
 def console_evaluate() -> NoReturn:
-    """The `evaluate` console script: `evaluate_main`, then a quick exit."""
-    _exit_quickly(evaluate_main)
+    """The `evaluate` console script."""
+    sys.exit(_as_console_script(evaluate_main))
 
 
-def _exit_quickly(command: Callable[[], int]) -> NoReturn:
-    """Run `command` as a batch process and end it without the interpreter's teardown.
-
-    The garbage collector runs rarely from the start (imports included): the command's
-    objects are nearly all freed by reference counting, and the process is short-lived.
-
-    Freeing every module and object on the way out takes some 20 ms after an evaluation,
-    for nothing: commands close their files themselves (reports are written atomically and
-    closed before `command` returns). Only the standard streams still hold output, and they
-    are flushed here. An exception leaves the normal way, with its traceback.
-    """
-    collect_rarely()
-    code = command()
+def _as_console_script(command: Callable[[], int]) -> int:
+    """Run `command` and flush what it printed; a reader that went away early
+    (`assay ... | head`) ends the command quietly with a non-zero code, as Python's own
+    `print` does, instead of with a traceback."""
     try:
-        flush_standard_streams()
-    except BrokenPipeError:  # the reader went away (`assay ... | head`): nothing to lose
-        code = code or ExitCode.INTERNAL_ERROR
-    os._exit(code)
+        code = command()
+        if sys.stdout is not None:  # None when the process started with stdout closed
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The interpreter flushes stdout again on the way out: point it at the null device so
+        # that this second flush cannot fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return int(ExitCode.INTERNAL_ERROR)
+    return code
 
 
 class _VersionAction(argparse.Action):

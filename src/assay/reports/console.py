@@ -71,21 +71,6 @@ class Progress:
             self._progress.__exit__(exc_type, exc, traceback)
 
 
-def preload() -> None:
-    """Get `print_summary` ready ahead of time: rich takes some 25 ms to import, and its first
-    rendering does work of its own (caches, a few more imports).
-
-    The CLI calls this once the first result is in: worker processes are scoring by then,
-    so this overlaps their work instead of adding to the time after the last result. It
-    prints the summary of nothing, to nowhere.
-    """
-    import io
-
-    from assay.reports.aggregate import SummaryBuilder
-
-    print_summary(SummaryBuilder().finish(), Path(), file=io.StringIO())
-
-
 def print_summary(
     summary: RunSummary, reports_dir: Path, *, verbose: bool = False, file: IO[str] | None = None
 ) -> None:
@@ -93,14 +78,6 @@ def print_summary(
     if file is None and sys.stdout is None:  # started with its standard output closed
         return
     _print_summary(_summary_console(file), summary, reports_dir, verbose=verbose)
-
-
-def render_summary(summary: RunSummary, reports_dir: Path, *, verbose: bool = False) -> str:
-    """What `print_summary` would print to stdout, as one text (styled, on a terminal)."""
-    console = _summary_console(None)
-    with console.capture() as captured:
-        _print_summary(console, summary, reports_dir, verbose=verbose)
-    return captured.get()
 
 
 def _summary_console(file: IO[str] | None) -> Console:
