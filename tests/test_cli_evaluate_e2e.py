@@ -933,6 +933,36 @@ def test_evaluate_script_is_assay_evaluate(tmp_path: Path) -> None:
     assert missing_a.returncode == missing_e.returncode == 3
 
 
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    # `assay evaluate ... | head -0`: the summary meets a closed pipe. The command ends with
+    # code 1, as Python's own tools do, not with a traceback, and its reports are complete.
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    reports = tmp_path / "reports"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [
+                *(str(_script("assay")), "evaluate", "--trajectories", str(runs)),
+                *("--scenarios", str(scenarios), "--reports-dir", str(reports)),
+            ],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert (reports / "_aggregate.json").exists()
+    assert len((reports / "results.jsonl").read_text().splitlines()) == 1
+
+
 @pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
 def test_a_closed_standard_stream_loses_what_it_would_show_not_the_run(
     tmp_path: Path, closed: int

@@ -72,8 +72,8 @@ def console_evaluate() -> NoReturn:
 
 def _as_console_script(command: Callable[[], int]) -> int:
     """Run `command` and flush what it printed; a reader that went away early
-    (`assay ... | head`) ends the command quietly with a non-zero code, as Python's own
-    `print` does, instead of with a traceback."""
+    (`assay ... | head`) ends the command quietly with code 1 (what rich, which prints the
+    summary, and Python's own tools do) instead of with a traceback."""
     try:
         code = command()
         if sys.stdout is not None:  # None when the process started with stdout closed
@@ -83,7 +83,7 @@ def _as_console_script(command: Callable[[], int]) -> int:
         # that this second flush cannot fail too.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return int(ExitCode.INTERNAL_ERROR)
+        return 1
     return code
 
 
