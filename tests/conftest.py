@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from chat_server import ChatServer
+from report_schema import check_reports_under
 
 settings.register_profile(
     "assay",
@@ -38,3 +39,22 @@ def chat_server() -> Iterator[ChatServer]:
     """
     with ChatServer() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _reports_follow_the_schema(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every reports directory a test leaves in its `tmp_path` must validate against
+    `assay schema` (tests that write broken reports on purpose are marked
+    `reports_not_validated`)."""
+    yield
+    tmp_path = request.node.funcargs.get("tmp_path")
+    if tmp_path is None or request.node.get_closest_marker("reports_not_validated"):
+        return
+    problems = check_reports_under(tmp_path)
+    assert not problems, "reports break the schema:\n" + "\n".join(problems[:20])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "reports_not_validated: the test leaves reports broken on purpose"
+    )

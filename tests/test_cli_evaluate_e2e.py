@@ -891,7 +891,10 @@ def test_scenario_id_falls_back_to_file_stem_then_run_id(tmp_path: Path) -> None
 
 
 def _strip_generated_at(aggregate: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in aggregate.items() if k != "generated_at"}
+    """The aggregate without what differs between two runs of the same evaluation into two
+    directories: when it was written and where."""
+    options = {k: v for k, v in aggregate["options"].items() if k != "reports_dir"}
+    return {k: v for k, v in aggregate.items() if k != "generated_at"} | {"options": options}
 
 
 def test_evaluate_script_is_assay_evaluate(tmp_path: Path) -> None:

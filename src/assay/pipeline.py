@@ -191,8 +191,24 @@ def evaluate(
             interrupted = False
         finally:
             summary = builder.finish(problems.report(), interrupted=interrupted)
+            summary.options = _options_report(options)
             writer.write_summary(summary)
     return summary
+
+
+def _options_report(options: EvaluateOptions) -> dict[str, Any]:
+    """`options` as the aggregate records them (`assay.schema.report.EvaluationOptions`);
+    scorer options are recorded with the scorers."""
+    thresholds = options.red_flag_thresholds or RedFlagThresholds()
+    return {
+        "trajectories": os.fspath(options.trajectories),
+        "scenarios": [os.fspath(path) for path in options.scenarios],
+        "reports_dir": os.fspath(options.reports_dir),
+        "scorer_default": options.scorer_default,
+        "scorers": list(options.scorers),
+        "workers": options.workers,
+        "red_flag_thresholds": thresholds.to_report(),
+    }
 
 
 class _DeferrableInterrupts:

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from assay._jsonable import json_type_phrase
+from assay.schema import SCHEMA_VERSION, assay_version
 
 
 class ScoreStatus(StrEnum):
@@ -255,6 +256,9 @@ class RunSummary:
     red_flags: dict[str, Any] = field(default_factory=dict)
     """`figures` (tool selection accuracy, context overflow rate, scenario pass rate, average
     latency, escalation rate; None when not measured) and the `flags` they raise."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """What the evaluation was asked to do: inputs, reports directory, scorers, workers,
+    red-flag thresholds (see `assay.schema.report.EvaluationOptions`)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -265,8 +269,11 @@ class RunSummary:
     def to_report(self) -> dict[str, Any]:
         """The aggregate report as a JSON-ready dict."""
         return {
+            "schema_version": SCHEMA_VERSION,
+            "assay_version": assay_version(),
             "generated_at": self.generated_at,
             "interrupted": self.interrupted,
+            "options": self.options,
             "runners": self.runners,
             "models": self.models,
             "totals": self.totals,

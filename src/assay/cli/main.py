@@ -15,9 +15,15 @@ from typing import NoReturn
 from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
+from assay.cli import schema as schema_command
 from assay.cli.exit_codes import ExitCode
 
-_SUBCOMMANDS = {"evaluate": evaluate_command, "convert": convert_command, "cache": cache_command}
+_SUBCOMMANDS = {
+    "evaluate": evaluate_command,
+    "convert": convert_command,
+    "cache": cache_command,
+    "schema": schema_command,
+}
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
@@ -94,10 +100,6 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
+        from assay.schema import assay_version
 
-        try:
-            found = version("assay")
-        except PackageNotFoundError:
-            found = "unknown"
-        parser.exit(message=f"assay {found}\n")
+        parser.exit(message=f"assay {assay_version()}\n")

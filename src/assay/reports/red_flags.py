@@ -127,6 +127,15 @@ class RedFlagThresholds:
             ):
                 raise ValueError(f"threshold {rule.metric} must be a finite number or None")
 
+    def to_report(self) -> dict[str, float | None]:
+        """Each rule's threshold by figure (None: switched off).
+
+        Example:
+            >>> RedFlagThresholds(avg_latency_s=None).to_report()["avg_latency_s"] is None
+            True
+        """
+        return {rule.metric: getattr(self, rule.metric) for rule in RULES}
+
 
 @dataclass(frozen=True, slots=True)
 class RedFlag:

@@ -1,0 +1,54 @@
+"""`assay schema`: the JSON Schema of what assay writes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from assay.cli.exit_codes import ExitCode
+
+DESCRIPTION = """\
+Print the JSON Schema of a report file:
+
+  run        a per-run report (<run id>.json in the reports directory)
+  line       a line of results.jsonl
+  aggregate  _aggregate.json (its schema_version says which shape it has)
+"""
+
+EPILOG = """examples:
+  assay schema aggregate > aggregate.schema.json
+  assay schema line
+"""
+
+_NAMES = ("aggregate", "line", "run")
+"""Kept here so that `assay --help` imports nothing from `assay.schema`; a test keeps it equal
+to `assay.schema.schema_names()`."""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="print the JSON Schema of a report file",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of `schema` to a parser."""
+    parser.add_argument("name", choices=_NAMES, help="which file's schema")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Print the schema asked for; returns the exit code."""
+    import orjson
+
+    from assay.schema import json_schema
+
+    sys.stdout.write(orjson.dumps(json_schema(args.name), option=orjson.OPT_INDENT_2).decode())
+    sys.stdout.write("\n")
+    return ExitCode.OK

@@ -1,0 +1,67 @@
+"""The shapes of what assay writes (and, as they are defined, of what users write).
+
+The report's models live in `assay.schema.report` and import pydantic; this package itself
+imports nothing, so that the report writer can stamp `SCHEMA_VERSION` without loading them.
+`assay schema NAME` prints the JSON Schema of each shape.
+
+Example:
+    >>> from assay.schema import SCHEMA_VERSION, schema_names
+    >>> SCHEMA_VERSION >= 1, schema_names()
+    (True, ['aggregate', 'line', 'run'])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+SCHEMA_VERSION: Final = 1
+"""Version of the report's shape (`_aggregate.json`'s `schema_version`). Raised on any change
+that a reader of an older report could trip on: a field removed, renamed or retyped. Adding an
+optional field does not raise it."""
+
+_MODELS = {
+    "aggregate": "Aggregate",
+    "line": "ResultLine",
+    "run": "RunReport",
+}
+"""Schema names for `assay schema`, and the model in `assay.schema.report` behind each."""
+
+
+def assay_version() -> str:
+    """The installed version of assay ("unknown" when run from a tree that is not installed).
+
+    Example:
+        >>> assay_version() != ""
+        True
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("assay")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def schema_names() -> list[str]:
+    """The names `json_schema` accepts."""
+    return sorted(_MODELS)
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of one shape, by name (see `schema_names`).
+
+    Raises:
+        KeyError: an unknown name.
+
+    Example:
+        >>> json_schema("aggregate")["properties"]["schema_version"]["const"]
+        1
+    """
+    from assay.schema import report
+
+    model = getattr(report, _MODELS[name])
+    schema: dict[str, Any] = model.model_json_schema()
+    return schema
+
+
+__all__ = ["SCHEMA_VERSION", "assay_version", "json_schema", "schema_names"]

@@ -1,0 +1,250 @@
+"""The report's shape: a per-run report, a `results.jsonl` line and `_aggregate.json`.
+
+The writer builds these files with orjson on the hot path; these models say what it must
+write, validate a reports directory when asked (the test suite validates every report it
+writes), and give `assay schema` its JSON Schema. Unknown fields are refused, so a change to
+what is written that is not made here too is caught.
+
+Example:
+    >>> line = ResultLine.model_validate({
+    ...     "scenario_id": "11", "scenario_type": None, "run_id": "r1", "runner": None,
+    ...     "model": None, "question": None, "answer": "{}", "source": "r1.json",
+    ...     "report_file": "r1.json",
+    ...     "score": {"scorer": "static_json", "status": "scored", "passed": True, "score": 1.0,
+    ...               "rationale": "", "details": {}},
+    ...     "ops": {"turn_count": 0, "tool_call_count": 0, "unique_tools": [], "tokens_in": 0,
+    ...             "tokens_out": 0, "duration_ms": None, "est_cost_usd": None,
+    ...             "context_overflow": False, "escalated": False}})
+    >>> line.score.passed
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.schema import SCHEMA_VERSION
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class ScoreRecord(_Record):
+    """One scorer's verdict on one run."""
+
+    scorer: str
+    """The scorer's registered name (`a+b` for a verdict combining several)."""
+
+    status: Literal["scored", "unscored", "error"]
+    """`scored`: `score` and `passed` are set. `unscored`: the run could not be scored (no
+    answer, nothing to check, a judge that gave no verdict). `error`: scoring failed (bad
+    ground truth, a scorer bug)."""
+
+    passed: bool | None
+    """Pass or fail when scored, else null."""
+
+    score: float | None = Field(ge=0.0, le=1.0)
+    """The score in 0..1 when scored, else null (never 0 for a run not scored)."""
+
+    rationale: str
+    """Why: a short explanation, or the reason the run was not scored."""
+
+    details: dict[str, Any]
+    """Scorer-specific figures and records (`reason` says why a run was not scored)."""
+
+
+class OpsRecord(_Record):
+    """Operational figures of one run, from its trajectory."""
+
+    turn_count: int = Field(ge=0)
+    tool_call_count: int = Field(ge=0)
+    unique_tools: list[str]
+    tokens_in: int | None = Field(ge=0)
+    """Prompt tokens; null when the run did not record them."""
+    tokens_out: int | None = Field(ge=0)
+    """Completion tokens; null when the run did not record them."""
+    duration_ms: float | None
+    est_cost_usd: float | None
+    """Estimated from the price table; null when the model's price is unknown."""
+    context_overflow: bool
+    escalated: bool
+
+
+class RunReport(_Record):
+    """A per-run report: `<run id>.json` in the reports directory."""
+
+    scenario_id: str
+    scenario_type: str | None
+    run_id: str | None
+    runner: str | None
+    model: str | None
+    question: str | None
+    answer: Any
+    """The run's final answer as recorded (normally text)."""
+    score: ScoreRecord
+    """The verdict: the one scorer's, or the combination of `scores`."""
+    ops: OpsRecord
+    source: str
+    """Where the run was read from (`path` or `path:line`)."""
+    scores: list[ScoreRecord] = Field(default_factory=list)
+    """Each scorer's own verdict, when several scored the run (absent when one did)."""
+
+
+class ResultLine(RunReport):
+    """A line of `results.jsonl`: the run's report without per-key records, and its file."""
+
+    report_file: str
+    """The per-run report's file name in the reports directory."""
+
+
+class Group(_Record):
+    """Counts for one slice of the results (a scenario type, a runner and model, a scorer)."""
+
+    scored: int = Field(ge=0)
+    passed: int = Field(ge=0)
+    pass_rate: float | None
+    mean_score: float | None
+    unscored: int = Field(ge=0)
+    errors: int = Field(ge=0)
+
+
+class Totals(_Record):
+    """Every input read, accounted for: `scored + unscored + errors + skipped == runs_read`."""
+
+    runs_read: int = Field(ge=0)
+    scored: int = Field(ge=0)
+    passed: int = Field(ge=0)
+    failed: int = Field(ge=0)
+    pass_rate: float | None
+    """Passed over scored; null when nothing was scored."""
+    unscored: int = Field(ge=0)
+    no_answer: int = Field(ge=0)
+    errors: int = Field(ge=0)
+    skipped: int = Field(ge=0)
+    """Inputs that never reached a scorer: `unreadable + no_scenario`."""
+    unreadable: int = Field(ge=0)
+    no_scenario: int = Field(ge=0)
+    scenarios_loaded: int = Field(ge=0)
+    scenarios_without_runs: int = Field(ge=0)
+
+
+class NotScoredEntry(_Record):
+    """An input that produced no score, with its reason."""
+
+    source: str
+    reason: str
+    run_id: str | None = None
+    scenario_id: str | None = None
+    scorer: str | None = None
+    """For a run that reached a scorer: the scorer that did not score it."""
+    report_file: str | None = None
+    """For a run that reached a scorer: its report."""
+
+
+class NotScored(_Record):
+    """Everything read but not scored, by kind."""
+
+    unscored: list[NotScoredEntry]
+    errors: list[NotScoredEntry]
+    unreadable: list[NotScoredEntry]
+    no_scenario: list[NotScoredEntry]
+    no_run: list[NotScoredEntry]
+
+
+class ScenarioProblem(_Record):
+    """A ground-truth input that could not be used."""
+
+    source: str
+    reason: str
+
+
+class WorstFailure(_Record):
+    run_id: str | None
+    scenario_id: str
+    score: float | None
+    reason: str
+    report_file: str | None
+
+
+class JudgeUsage(_Record):
+    """What one judge model's calls cost."""
+
+    calls: int = Field(ge=0)
+    cached_calls: int = Field(ge=0)
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cost_usd: float | None
+    """Estimated; null when a call's price is unknown."""
+
+
+class RedFlag(_Record):
+    metric: str
+    red_flag: str
+    value: float | None
+    threshold: float
+    comparison: Literal["<", ">"]
+    action: str
+    status: Literal["raised", "not_measured"]
+
+
+class RedFlags(_Record):
+    figures: dict[str, float | None]
+    """The figures the flags watch; null for one this evaluation cannot give."""
+    flags: list[RedFlag]
+
+
+class Ops(_Record):
+    """Operational totals over the scored runs."""
+
+    turns_total: int = Field(ge=0)
+    tool_calls_total: int = Field(ge=0)
+    tokens_in_total: int | None = Field(ge=0)
+    tokens_out_total: int | None = Field(ge=0)
+    duration_ms_p50: float | None
+    duration_ms_p95: float | None
+    est_cost_usd_total: float | None
+
+
+class EvaluationOptions(_Record):
+    """What the evaluation was asked to do (scorer options are in `scorers`)."""
+
+    trajectories: str
+    scenarios: list[str]
+    reports_dir: str
+    scorer_default: str
+    """The scorer for scenarios that name none."""
+    scorers: list[str]
+    """Scorers run on every run (empty: each scenario's own, or the default)."""
+    workers: int
+    red_flag_thresholds: dict[str, float | None]
+    """Where each red flag is raised (null: switched off)."""
+
+
+class Aggregate(_Record):
+    """`_aggregate.json`: the whole evaluation."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """The version of this shape (see `assay.schema.SCHEMA_VERSION`)."""
+    assay_version: str
+    """The version of assay that wrote the report."""
+    generated_at: str
+    interrupted: bool
+    """True when the evaluation stopped early; the figures cover what finished."""
+    options: EvaluationOptions
+    runners: list[str]
+    models: list[str]
+    totals: Totals
+    by_scenario_type: dict[str, Group]
+    by_runner_model: dict[str, Group]
+    by_scorer: dict[str, Group]
+    judge_usage: dict[str, JudgeUsage]
+    red_flags: RedFlags
+    ops: Ops
+    metrics_mean: dict[str, dict[str, float]]
+    """Mean of every numeric detail, per scorer, over its scored runs."""
+    not_scored: NotScored
+    scenario_problems: list[ScenarioProblem]
+    worst_failures: list[WorstFailure]
