@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from assay.cli.exit_codes import ExitCode
 from assay.cli.main import main
+from assay.exit_codes import ExitCode
 from assay.models.cache import CACHE_FILE_NAME, ResponseCache, request_key
 from assay.models.types import ChatRequest, ChatResponse, TokenUsage
 

@@ -19,7 +19,7 @@ from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from assay.answers import compare_values, parse_answer, parse_gold
-    from assay.cli.exit_codes import ExitCode
+    from assay.exit_codes import ExitCode
     from assay.pipeline import EvaluateOptions, evaluate
     from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
     from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
@@ -59,7 +59,7 @@ _EXPORTS = {
     "parse_gold": "assay.answers",
     "EvaluateOptions": "assay.pipeline",
     "evaluate": "assay.pipeline",
-    "ExitCode": "assay.cli.exit_codes",
+    "ExitCode": "assay.exit_codes",
     "MatchType": "assay.trajectory",
     "StepType": "assay.trajectory",
     "TrajectoryChecker": "assay.trajectory",

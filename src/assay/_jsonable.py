@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
 _INT_RANGE = range(-(2**63), 2**64)
+
+MISSING: Any = object()
+"""A value no JSON document holds: "no such key" where None is a value."""
 
 
 def jsonable(value: Any) -> Any:
@@ -103,3 +107,82 @@ def dumps_lenient(value: Any, option: int = 0) -> bytes:
         except RecursionError:
             text = f"<{type(value).__name__} nested too deep to write>"
         return orjson.dumps(text)
+
+
+def same(x: Any, y: Any) -> bool:
+    """Whether two JSON-like values are equal: numbers by value, booleans apart from numbers.
+
+    Example:
+        >>> same({"n": 1, "t": (1, 2)}, {"n": 1.0, "t": [1, 2]}), same(True, 1)
+        (True, False)
+    """
+    tx, ty = type(x), type(y)
+    if tx is ty:
+        if tx is dict:
+            return len(x) == len(y) and all(
+                (other := y.get(key, MISSING)) is not MISSING and same(value, other)
+                for key, value in x.items()
+            )
+        if tx is list or tx is tuple:
+            return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+        return bool(x == y)
+    if tx in _NUMBERS and ty in _NUMBERS:  # exact types: bool is not among them
+        return bool(x == y)
+    return _same_slow(x, y)
+
+
+_NUMBERS = (int, float)
+
+
+def _same_slow(x: Any, y: Any) -> bool:
+    # Subclasses and mixed containers: rarely met, so checked after the exact-type cases.
+    if isinstance(x, bool) or isinstance(y, bool):
+        return isinstance(x, bool) and isinstance(y, bool) and x == y
+    if isinstance(x, int | float) and isinstance(y, int | float):
+        return bool(x == y)
+    if isinstance(x, Mapping) and isinstance(y, Mapping):
+        return len(x) == len(y) and all(
+            key in y and same(value, y[key]) for key, value in x.items()
+        )
+    if is_sequence(x) and is_sequence(y):
+        return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, str) and isinstance(y, str):
+        return str(x) == str(y)
+    return x is None and y is None
+
+
+def is_sequence(value: Any) -> bool:
+    """Whether `value` is a sequence other than text (a JSON array, or a tuple).
+
+    Example:
+        >>> is_sequence((1,)), is_sequence("ab")
+        (True, False)
+    """
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
+def contains(big: Any, small: Any) -> bool:
+    """Whether `small` is contained in `big`: dict keys recursively, other values equal.
+
+    Example:
+        >>> contains({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": 2}})
+        True
+    """
+    if (type(small) is dict and type(big) is dict) or (
+        isinstance(small, Mapping) and isinstance(big, Mapping)
+    ):
+        for key, value in small.items():
+            other = big.get(key, MISSING)
+            if other is MISSING:
+                return False
+            kind = type(value)
+            if kind is type(other) and kind in _PLAIN:  # same-typed scalars: plain equality
+                if other != value:
+                    return False
+            elif not contains(other, value):
+                return False
+        return True
+    return same(big, small)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})

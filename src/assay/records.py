@@ -20,6 +20,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
+from assay._jsonable import MISSING, contains, nested_deeper_than, same
+from assay.limits import MAX_DEPTH
+
 
 @dataclass(slots=True)
 class Usage:
@@ -53,6 +58,36 @@ class ToolCall:
     result: Any = None
     """What the tool returned, as recorded by the run (any JSON value)."""
 
+    @classmethod
+    def from_mapping(cls, item: Mapping[str, Any]) -> ToolCall | None:
+        """A call from a dict in any of the usual spellings (`{"name", "args"}`,
+        `{"function": {"name", "arguments"}}`, `{"tool_name", "tool_input"}`, `input`), or
+        None when it names no tool.
+
+        Example:
+            >>> ToolCall.from_mapping({"function": {"name": "f", "arguments": '{"x": 1}'}})
+            ToolCall(name='f', args='{"x": 1}', call_id=None, result=None)
+        """
+        name: Any
+        function = item.get("function")
+        if isinstance(function, Mapping):  # OpenAI: {"type": "function", "function": {...}}
+            name = function.get("name")
+            args = function.get("arguments")
+        else:
+            name = item.get("name")
+            if name is None:
+                name = item.get("tool_name")
+            args = item.get("args")
+            if args is None:
+                args = item.get("arguments")
+            if args is None:
+                args = item.get("tool_input")
+            if args is None:
+                args = item.get("input")
+        if not isinstance(name, str):
+            return None
+        return cls(name, args)
+
     def matches(self, actual: ToolCall | Mapping[str, Any], *, args: str = "superset") -> bool:
         """Whether `actual` is this expected call: same name, and the arguments given here
         compare as `args` says (by default every argument given here must be present and
@@ -66,9 +101,35 @@ class ToolCall:
             >>> expected.matches(ToolCall("get_weather", {"location": "Rome"}))
             False
         """
-        from assay.trajectory.check import check_trajectory
+        call = actual if isinstance(actual, ToolCall) else ToolCall.from_mapping(actual)
+        if call is None or call.name != self.name:
+            return False
+        if args == "ignore" or self.args is None:  # an expectation without arguments
+            return True
+        wanted, got = _call_args(self.args), _call_args(call.args)
+        if wanted is MISSING or got is MISSING:
+            return False  # arguments recorded as text that is not JSON compare with nothing
+        if args == "exact":
+            return same(got, wanted)
+        if args == "superset":
+            return contains(got, wanted)
+        if args == "subset":
+            return contains(wanted, got)
+        raise ValueError(f"unknown argument mode {args!r}: exact, ignore, subset or superset")
 
-        return check_trajectory([self], [actual], mode="strict", args=args).passed
+
+def _call_args(raw: Any) -> Any:
+    """A call's arguments as a JSON value (None as no arguments, JSON text parsed), or
+    `MISSING` for text that is not JSON. The trajectory checks read arguments the same way
+    (`assay.trajectory.args.args_value`); a property test keeps the two in step."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str | bytes):
+        try:
+            raw = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return MISSING
+    return MISSING if nested_deeper_than(raw, MAX_DEPTH) else raw
 
 
 @dataclass(slots=True)

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from assay.formats import catalog as catalog_module
 from assay.formats import load_catalog
-from assay.formats.catalog import normalise_field, normalise_success_criteria
 from assay.records import Case, Step, ToolCall, Trajectory
+from assay.schema.criteria import normalise_field, normalise_success_criteria
 from assay.scorers import create_scorer
 
 SAMPLES = Path(__file__).parent / "samples"

@@ -211,3 +211,33 @@ def test_long_trajectories_align_as_the_table_does_when_steps_hold_one_call(
         by_table.precision,
         by_table.recall,
     )
+
+
+call_dicts = st.one_of(
+    explicit_calls,
+    st.builds(
+        lambda n, text: {"name": n, "arguments": text},
+        names,
+        st.sampled_from(['{"k": 1}', '{"k": 1', "[]", "", "null", '{"k": true}', '{"k": 1.0}']),
+    ),
+    st.builds(lambda n, a: {"function": {"name": n, "arguments": orjson.dumps(a).decode()}},
+              names, arg_dicts),
+    st.builds(lambda n, a: {"tool_name": n, "tool_input": a}, names, arg_dicts),
+)
+
+
+@given(
+    expected=explicit_calls | st.builds(lambda n: {"name": n}, names),
+    actual=call_dicts,
+    args=st.sampled_from(["exact", "ignore", "subset", "superset"]),
+)
+def test_tool_call_matches_is_a_one_call_strict_check(
+    expected: dict[str, Any], actual: dict[str, Any], args: str
+) -> None:
+    # `ToolCall.matches` lives with the records (below the trajectory checks) and reads
+    # arguments itself: it must agree with the checks on every single call.
+    from assay.records import ToolCall
+
+    call = ToolCall(expected["name"], expected.get("args"))
+    checked = check_trajectory([call], [actual], mode="strict", args=args).passed
+    assert call.matches(actual, args=args) is checked

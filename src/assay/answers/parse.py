@@ -39,7 +39,7 @@ from typing import Any, Literal
 import orjson
 
 from assay._jsonable import nested_deeper_than
-from assay.answers._limits import MAX_ANSWER_CHARS, MAX_DEPTH, MAX_PARSE_ATTEMPTS
+from assay.limits import MAX_ANSWER_CHARS, MAX_DEPTH, MAX_PARSE_ATTEMPTS
 
 Expect = Literal["any", "count", "option"]
 """Which fallback the model's answer may use; chosen from the gold answer's parsed type."""

@@ -1,5 +1,5 @@
 """The command line: one module per subcommand, argument handling only."""
 
-from assay.cli.exit_codes import ExitCode
+from assay.exit_codes import ExitCode
 
 __all__ = ["ExitCode"]

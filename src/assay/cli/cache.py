@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.cli.exit_codes import ExitCode
 from assay.cli.messages import error
+from assay.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assay.cli.exit_codes import ExitCode
 from assay.cli.messages import error, say
+from assay.exit_codes import ExitCode
 
 # The names `assay.formats.detect.FORMATS` reads; repeated here so that building the parser
 # does not import the readers (`assay --help` stays fast). A test keeps the two in step.

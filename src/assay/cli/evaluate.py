@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assay.cli.exit_codes import ExitCode
 from assay.cli.messages import error
+from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
 Score saved agent runs against ground truth and write reports.

@@ -16,7 +16,7 @@ from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
 from assay.cli import schema as schema_command
-from assay.cli.exit_codes import ExitCode
+from assay.exit_codes import ExitCode
 
 _SUBCOMMANDS = {
     "evaluate": evaluate_command,

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from assay.cli.exit_codes import ExitCode
+from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
 Print the JSON Schema of a report file:

@@ -13,13 +13,13 @@ from typing import Any
 
 import orjson
 
-from assay.formats.catalog import (
+from assay.records import Case, Message, Step, Trajectory
+from assay.results import Score
+from assay.schema.criteria import (
     CRITERIA_STRUCTURE,
     normalise_field,
     normalise_success_criteria,
 )
-from assay.records import Case, Message, Step, Trajectory
-from assay.results import Score
 
 NOT_APPLICABLE = "not_applicable"
 """`details["reason"]` of a score the scenario gave nothing to check for."""

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from assay.formats.catalog import normalise_field
 from assay.records import Case, Trajectory
 from assay.results import Score
+from assay.schema.criteria import normalise_field
 from assay.scorers._runs import (
     CallRef,
     as_mapping,

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from assay.formats.catalog import normalise_field
 from assay.records import Case, Step, Trajectory, Usage
 from assay.results import Score
+from assay.schema.criteria import normalise_field
 from assay.scorers._runs import (
     CallRef,
     as_mapping,

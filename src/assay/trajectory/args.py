@@ -22,11 +22,11 @@ from typing import Any
 
 import orjson
 
-from assay._jsonable import nested_deeper_than
-from assay.answers._limits import MAX_DEPTH
+from assay._jsonable import MISSING as _MISSING
+from assay._jsonable import contains, is_sequence, nested_deeper_than, same
+from assay.limits import MAX_DEPTH
 from assay.trajectory.spec import ARGS_MODES, ArgsMode, Override, Overrides
 
-_MISSING = object()
 _SHOWN = 60
 """Characters of a value shown in an explanation."""
 
@@ -102,79 +102,6 @@ def args_value(raw: Any) -> Any:
     if nested_deeper_than(value, MAX_DEPTH):
         return Unparsable(f"arguments nested deeper than {MAX_DEPTH} levels")
     return value
-
-
-def same(x: Any, y: Any) -> bool:
-    """Whether two JSON-like values are equal: numbers by value, booleans apart from numbers.
-
-    Example:
-        >>> same({"n": 1, "t": (1, 2)}, {"n": 1.0, "t": [1, 2]}), same(True, 1)
-        (True, False)
-    """
-    tx, ty = type(x), type(y)
-    if tx is ty:
-        if tx is dict:
-            return len(x) == len(y) and all(
-                (other := y.get(key, _MISSING)) is not _MISSING and same(value, other)
-                for key, value in x.items()
-            )
-        if tx is list or tx is tuple:
-            return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
-        return bool(x == y)
-    if tx in _NUMBERS and ty in _NUMBERS:  # exact types: bool is not among them
-        return bool(x == y)
-    return _same_slow(x, y)
-
-
-_NUMBERS = (int, float)
-
-
-def _same_slow(x: Any, y: Any) -> bool:
-    # Subclasses and mixed containers: rarely met, so checked after the exact-type cases.
-    if isinstance(x, bool) or isinstance(y, bool):
-        return isinstance(x, bool) and isinstance(y, bool) and x == y
-    if isinstance(x, int | float) and isinstance(y, int | float):
-        return bool(x == y)
-    if isinstance(x, Mapping) and isinstance(y, Mapping):
-        return len(x) == len(y) and all(
-            key in y and same(value, y[key]) for key, value in x.items()
-        )
-    if _is_sequence(x) and _is_sequence(y):
-        return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
-    if isinstance(x, str) and isinstance(y, str):
-        return str(x) == str(y)
-    return x is None and y is None
-
-
-def _is_sequence(value: Any) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
-
-
-def contains(big: Any, small: Any) -> bool:
-    """Whether `small` is contained in `big`: dict keys recursively, other values equal.
-
-    Example:
-        >>> contains({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": 2}})
-        True
-    """
-    if (type(small) is dict and type(big) is dict) or (
-        isinstance(small, Mapping) and isinstance(big, Mapping)
-    ):
-        for key, value in small.items():
-            other = big.get(key, _MISSING)
-            if other is _MISSING:
-                return False
-            kind = type(value)
-            if kind is type(other) and kind in _PLAIN:  # same-typed scalars: plain equality
-                if other != value:
-                    return False
-            elif not contains(other, value):
-                return False
-        return True
-    return same(big, small)
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 TextCompare = Callable[[Any, Any, str, str], bool]
@@ -255,7 +182,7 @@ def get_path(value: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(value, Mapping):
             value = value.get(part, _MISSING)
-        elif _is_sequence(value) and part.isdigit() and int(part) < len(value):
+        elif is_sequence(value) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         else:
             return _MISSING

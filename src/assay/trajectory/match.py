@@ -16,7 +16,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assay.trajectory.args import ArgsParseError, ArgsRule, Unparsable, contains, same
+from assay._jsonable import contains, same
+from assay.trajectory.args import ArgsParseError, ArgsRule, Unparsable
 from assay.trajectory.normalize import Call
 
 Pairs = list[tuple[int, int]]

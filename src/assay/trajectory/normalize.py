@@ -133,10 +133,9 @@ def _call(item: Any, step: int) -> Call:
         args = call.args if call is not None else None
         return Call(item.name, args)
     if isinstance(item, Mapping):
-        parsed = _call_from_mapping(item)
-        if parsed is not None:
-            name, args = parsed
-            return Call(name, args)
+        call = ToolCall.from_mapping(item)
+        if call is not None:
+            return Call(call.name, call.args)
     attribute = getattr(item, "name", None)
     if isinstance(attribute, str) and not isinstance(item, Mapping):
         args = getattr(item, "args", None)
@@ -148,25 +147,8 @@ def _call(item: Any, step: int) -> Call:
 
 def _call_from_mapping(item: Mapping[str, Any]) -> tuple[str, Any] | None:
     """(name, args) of a call dict in any of the usual spellings, or None."""
-    name: Any
-    function = item.get("function")
-    if isinstance(function, Mapping):  # OpenAI: {"type": "function", "function": {...}}
-        name = function.get("name")
-        args = function.get("arguments")
-    else:
-        name = item.get("name")
-        if name is None:
-            name = item.get("tool_name")
-        args = item.get("args")
-        if args is None:
-            args = item.get("arguments")
-        if args is None:
-            args = item.get("tool_input")
-        if args is None:
-            args = item.get("input")
-    if not isinstance(name, str):
-        return None
-    return name, args
+    call = ToolCall.from_mapping(item)
+    return None if call is None else (call.name, call.args)
 
 
 # --- messages --------------------------------------------------------------------------------

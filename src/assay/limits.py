@@ -1,4 +1,11 @@
-"""Size and depth limits that keep hostile answers from taking the scorer down."""
+"""Size and depth limits that keep hostile input from taking a scorer down, shared by the
+answer parser and the trajectory checks.
+
+Example:
+    >>> from assay.limits import MAX_DEPTH
+    >>> MAX_DEPTH
+    64
+"""
 
 MAX_ANSWER_CHARS = 1_000_000
 """Longest answer text that is parsed at all; longer text is rejected with a reason."""
