@@ -16,9 +16,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -213,63 +213,17 @@ class Trajectory:
     """Why the run failed, when its harness recorded a failure (an exception, a context
     overflow); None for a run that records none."""
 
-    _deferred: _DeferredSteps | None = field(default=None, init=False, repr=False, compare=False)
-    """How to build `steps` on first use, for a reader that deferred them (`defer_steps`)."""
-
     def tool_calls(self) -> list[ToolCall]:
         """All tool calls in order, across steps."""
         return [call for step in self.steps for call in step.tool_calls]
 
     def tool_names(self) -> list[str]:
-        """Names of all tool calls in order (known without building deferred steps)."""
-        if self._deferred is not None:
-            return list(self._deferred.tool_names)
+        """Names of all tool calls in order."""
         return [call.name for step in self.steps for call in step.tool_calls]
 
     def step_count(self) -> int:
-        """How many steps the run has (known without building deferred steps)."""
-        if self._deferred is not None:
-            return self._deferred.step_count
+        """How many steps the run has."""
         return len(self.steps)
-
-    def defer_steps(
-        self, build: Callable[[], list[Step]], *, step_count: int, tool_names: list[str]
-    ) -> None:
-        """Build `steps` only when something reads them; for readers.
-
-        Many evaluations read only a run's answer and its figures (tool names, step count,
-        usage), and building every step and tool call of thousands of runs is then most of
-        the cost of reading them. `build` must return what `steps` would have held, with
-        `step_count` steps and these tool names; everything else (equality, `replace`,
-        pickling) sees the built steps.
-
-        Example:
-            >>> run = Trajectory(run_id="r1")
-            >>> run.defer_steps(lambda: [Step(index=0, tool_calls=[ToolCall("a")])],
-            ...                 step_count=1, tool_names=["a"])
-            >>> run.tool_names(), run.step_count(), run.steps[0].tool_calls[0].name
-            (['a'], 1, 'a')
-        """
-        self._deferred = _DeferredSteps(build, step_count, tool_names)
-        del self.steps  # an empty slot: reading it reaches __getattr__, which builds
-
-    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any name otherwise
-
-        def __getattr__(self, name: str) -> Any:
-            # Only reached when a slot is empty, i.e. for the steps of `defer_steps`.
-            deferred = self._deferred if name == "steps" else None
-            if deferred is None:
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            self.steps = deferred.build()
-            self._deferred = None
-            return self.steps
-
-
-@dataclass(slots=True)
-class _DeferredSteps:
-    build: Callable[[], list[Step]]
-    step_count: int
-    tool_names: list[str]
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.formats import ReadProblem, iter_input_files, read_runs, trajectory_from_record
-from assay.records import Trajectory, Usage
+from assay.records import Step, ToolCall, Trajectory, Usage
 
 # A run as an SDK-style agent saves it: turns with text, tool calls, tokens and durations.
 SDK_RUN: dict[str, Any] = {
@@ -598,14 +598,14 @@ _trajectories = st.one_of(
     trajectory=_trajectories,
     tokens=st.fixed_dictionaries({}, optional={"tokens_in": _counts, "tokens_out": _counts}),
 )
-def test_figures_read_without_building_steps_are_those_of_the_steps(
+def test_figures_read_from_the_record_are_those_of_the_steps(
     trajectory: Any, tokens: dict[str, Any]
 ) -> None:
     record = {"run_id": "r", "answer": "x", "trajectory": trajectory, "duration_ms": 7, **tokens}
     run = trajectory_from_record(record, "runs.json")
     names, count = run.tool_names(), run.step_count()
     usage, duration = run.usage, run.duration_ms
-    steps = run.steps  # built now
+    steps = run.steps
     assert names == [call.name for step in steps for call in step.tool_calls]
     assert count == len(steps)
     step_usage = Usage(
@@ -616,19 +616,19 @@ def test_figures_read_without_building_steps_are_those_of_the_steps(
         assert usage == step_usage
     durations = [step.duration_ms for step in steps if step.duration_ms is not None]
     assert duration == (sum(durations) if durations else 7.0)
-    assert run.tool_names() == names and run.step_count() == count  # unchanged once built
 
 
-def test_a_run_read_whole_equals_one_whose_steps_were_deferred() -> None:
+def test_steps_assigned_after_reading_are_the_steps_seen() -> None:
+    # Regression: steps were once built lazily, and figures read before assigning new steps
+    # (tool names, step count) kept describing the old ones.
     record = {
         "run_id": "r1",
         "trajectory": {"turns": [{"text": "t", "tool_calls": [{"name": "a", "input": {"x": 1}}]}]},
     }
-    deferred = trajectory_from_record(record, "runs.json")
-    whole = trajectory_from_record(record, "runs.json")
-    _ = whole.steps
-    assert deferred == whole
-    assert deferred.steps[0].tool_calls[0].args == {"x": 1}
+    run = trajectory_from_record(record, "runs.json")
+    run.steps = [Step(index=0, tool_calls=[ToolCall("b"), ToolCall("c")])]
+    assert (run.tool_names(), run.step_count()) == (["b", "c"], 1)
+    assert trajectory_from_record(record, "runs.json").steps[0].tool_calls[0].args == {"x": 1}
 
 
 def test_a_run_file_larger_than_one_read_is_read_whole(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -186,13 +185,13 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
     if not isinstance(record, dict):  # typed callers cannot get here; untyped ones can
         return Trajectory(source=source)
     items, as_turns = _step_items(record.get("trajectory"))
-    # The figures come from a quick pass over the raw steps; the steps themselves are built
-    # only if something reads them (a static_json evaluation never does).
-    outline = _outline(items, as_turns)
-    tokens_in, tokens_out = outline.tokens_in, outline.tokens_out
+    steps = _build_steps(items, as_turns)
+    tokens_in = sum(step.usage.input_tokens for step in steps)
+    tokens_out = sum(step.usage.output_tokens for step in steps)
     usage = Usage(tokens_in, tokens_out)
     if tokens_in == 0 and tokens_out == 0:
         usage = _usage_of(record, _RECORD_IN_KEYS, _RECORD_OUT_KEYS)
+    durations = [step.duration_ms for step in steps if step.duration_ms is not None]
 
     run = Trajectory(
         run_id=id_text(record.get("run_id")),
@@ -202,16 +201,11 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         question=_text(record.get("question")),
         answer=record.get("answer"),
         usage=usage,
-        duration_ms=sum(outline.durations) if outline.durations else _duration_of(record),
+        steps=steps,
+        duration_ms=sum(durations) if durations else _duration_of(record),
         source=source,
         error=_error_text(record.get("error")),
     )
-    if items:
-        run.defer_steps(
-            partial(_build_steps, items, as_turns),
-            step_count=outline.step_count,
-            tool_names=outline.tool_names,
-        )
     return run
 
 
@@ -441,63 +435,6 @@ def _build_steps(items: list[Any], as_turns: bool) -> list[Step]:
             steps.append(Step(index=index, text=item))
         # Anything else (null, a number, a nested list) says nothing about what the agent did.
     return steps
-
-
-@dataclass(slots=True)
-class _Outline:
-    """What a run's figures need of its steps, read without building them."""
-
-    step_count: int
-    tool_names: list[str]
-    tokens_in: int
-    tokens_out: int
-    durations: list[float]
-    """The durations steps recorded."""
-
-
-def _outline(items: list[Any], as_turns: bool) -> _Outline:
-    """The figures `_build_steps` would give (a property test holds the two together).
-
-    It runs once per run read, so the usual shapes (a name that is text, token counts that
-    are ints, a duration that is a float) are taken first, and anything else goes through
-    the same helpers the steps are built with.
-    """
-    names: list[str] = []
-    durations: list[float] = []
-    tokens_in = tokens_out = count = 0
-    for item in items:
-        if not isinstance(item, dict):
-            count += isinstance(item, str)
-            continue
-        count += 1
-        if _is_turn(item, as_turns):
-            raw_calls = item.get("tool_calls")
-            if isinstance(raw_calls, list):
-                for raw in raw_calls:
-                    name = raw.get("name") if type(raw) is dict else None
-                    if type(name) is not str:
-                        name = _call_name(raw)
-                        if name is None:
-                            continue
-                    names.append(name)
-        else:
-            name = _plan_tool_name(item)
-            if name is not None:
-                names.append(name)
-        step_in, step_out = item.get("input_tokens"), item.get("output_tokens")
-        if type(step_in) is int and type(step_out) is int:
-            tokens_in += step_in if step_in > 0 else 0
-            tokens_out += step_out if step_out > 0 else 0
-        else:
-            step_in, step_out = _token_counts(item, _IN_KEYS, _OUT_KEYS)
-            tokens_in += step_in
-            tokens_out += step_out
-        duration = item.get("duration_ms")
-        if type(duration) is not float or not 0.0 <= duration < math.inf:
-            duration = _duration_of(item)
-        if duration is not None:
-            durations.append(duration)
-    return _Outline(count, names, tokens_in, tokens_out, durations)
 
 
 def _turn(turn: dict[str, Any], index: int) -> Step:
