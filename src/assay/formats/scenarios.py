@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import os
 import re
-from array import array
-from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -91,11 +89,8 @@ class ScenarioIndex:
     """Ground-truth cases by join key; scenario folders are read only when a run needs them.
 
     Indexing a folder tree costs a directory walk and one `stat` per scenario folder; the
-    folder's files are read on first use (and a few recent ones kept). This index is the one
-    part of an evaluation that grows with the number of scenarios, so an unread folder costs
-    as little as it can: a folder named `scenario_<n>` with `n` a plain number (the usual
-    case) is 11 bytes in three arrays; any other folder is its path. Cases from JSON/JSONL
-    scenario files are held as loaded.
+    folder's files are read on first use (and a few recent ones kept), so an unread folder
+    costs its key and its path. Cases from JSON/JSONL scenario files are held as loaded.
 
     Example:
         >>> import tempfile
@@ -111,31 +106,21 @@ class ScenarioIndex:
 
     def __init__(self) -> None:
         self._entries: dict[str, Case | _Folder] = {}
-        self._ordinals: dict[str, int] = {}  # load position of each entry in _entries
-        self._answered: set[str] = set()  # answered keys among _entries
-        self._numbered = _NumberedFolders()
-        self._parents: list[str] = []
-        self._parent_numbers: dict[str, int] = {}
-        self._loaded = 0
-        self._duplicates: list[tuple[int, ReadProblem]] = []  # reported by _finish, in order
+        """Every scenario by join key, in load order: a case, or a folder not read yet."""
+        self._answered: set[str] = set()
         self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
         self.problems: list[ReadProblem] = []
         """Problems found while indexing (and, as they are met, while loading folders)."""
 
     def __len__(self) -> int:
-        return len(self._entries) + len(self._numbered)
+        return len(self._entries)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and (key in self._entries or self._slot(key) is not None)
+        return key in self._entries
 
     def __iter__(self) -> Iterator[str]:
         """Every join key, in load order."""
-        numbered = [
-            (self._numbered.order[slot], str(number))
-            for slot, number in enumerate(self._numbered.numbers)
-        ]
-        others = [(self._ordinals[key], key) for key in self._entries]
-        yield from (key for _, key in sorted(numbered + others))
+        return iter(self._entries)
 
     def keys(self) -> Iterator[str]:
         """Every join key, in load order."""
@@ -143,12 +128,11 @@ class ScenarioIndex:
 
     def source(self, key: str) -> str:
         """Where the scenario `key` comes from."""
-        entry = self._entry(key)
-        return entry.source if isinstance(entry, Case) else entry
+        return self.source_of(self._entries[key])
 
     def case_id(self, key: str) -> str:
         """The scenario's id as written (the folder name's id, or the file's `id`)."""
-        entry = self._entry(key)
+        entry = self._entries[key]
         return entry.id if isinstance(entry, Case) else _folder_id_of(entry)
 
     def get(self, key: str, *, with_question: bool = True) -> Case | ReadProblem:
@@ -162,7 +146,7 @@ class ScenarioIndex:
         Raises:
             KeyError: no scenario has that key.
         """
-        entry = self._entry(key)
+        entry = self._entries[key]
         if isinstance(entry, Case):
             return entry
         loaded = self._recent.get(key)
@@ -179,153 +163,32 @@ class ScenarioIndex:
 
     def mark_answered(self, key: str) -> None:
         """Note that a run answered the scenario `key`."""
-        slot = self._slot(key)
-        if slot is not None:
-            self._numbered.answered[slot] = 1
-        elif key in self._entries:
-            self._answered.add(key)
-        else:
+        if key not in self._entries:
             raise KeyError(key)
+        self._answered.add(key)
 
     def unanswered(self) -> Iterator[str]:
-        """Keys of the scenarios no run answered: numbered folders in numeric order, then the
-        others in load order (no list of every key is built for this)."""
-        for slot, number in enumerate(self._numbered.numbers):
-            if not self._numbered.answered[slot]:
-                yield str(number)
-        for key in self._entries:
-            if key not in self._answered:
-                yield key
-
-    def _slot(self, key: str) -> int | None:
-        number = _plain_number(key)
-        return None if number is None else self._numbered.find(number)
-
-    def _entry(self, key: str) -> Case | _Folder:
-        slot = self._slot(key)
-        if slot is None:
-            return self._entries[key]
-        parent = self._parents[self._numbered.parents[slot]]
-        return f"{parent}{os.sep}{_FOLDER_PREFIXES[0]}{key}"
+        """Keys of the scenarios no run answered, in load order."""
+        return (key for key in self._entries if key not in self._answered)
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
-        """Add a case, or a folder not named `scenario_<n>` (those go to `_add_numbered`)."""
-        ordinal = self._loaded
-        self._loaded += 1
-        if key in self._entries:
-            self._report_duplicate(entry, key, self.source_of(self._entries[key]), ordinal)
+        """Add a case or a folder; of two with one key, the first loaded wins."""
+        kept = self._entries.get(key)
+        if kept is None:
+            self._entries[key] = entry
             return
-        self._entries[key] = entry
-        self._ordinals[key] = ordinal
-
-    def _add_numbered(self, number: int, parent: str) -> None:
-        """Add the folder `scenario_<number>` in `parent` (as `os.path.split` gives it)."""
-        ordinal = self._loaded
-        self._loaded += 1
-        # Duplicates among these are found by `_finish`, once sorted.
-        self._numbered.append(number, self._parent_number(parent), ordinal)
-
-    def _parent_number(self, parent: str) -> int:
-        number = self._parent_numbers.get(parent)
-        if number is None:
-            number = self._parent_numbers[parent] = len(self._parents)
-            self._parents.append(parent)
-        return number
-
-    def _finish(self) -> None:
-        """Sort the numbered folders; of two entries with one key, the first loaded wins."""
-        for duplicate, kept in self._numbered.finish():  # among numbered folders
-            self._report_duplicate(
-                self._numbered_path(duplicate),
-                str(self._numbered.numbers[duplicate]),
-                self._numbered_path(kept),
-                self._numbered.order[duplicate],
+        name = entry.id if isinstance(entry, Case) else _folder_id_of(entry)
+        self.problems.append(
+            ReadProblem(
+                self.source_of(entry),
+                f"duplicate scenario id {name!r} (key {key!r}): already loaded "
+                f"from {self.source_of(kept)}; this one is ignored",
             )
-        self._numbered.drop_pending()
-        for key in [key for key in self._entries if self._slot(key) is not None]:
-            # The same key in a scenario file and as a numbered folder: the first loaded wins.
-            slot = self._slot(key)
-            assert slot is not None
-            folder = self._numbered_path(slot)
-            if self._ordinals[key] < self._numbered.order[slot]:
-                ordinal = self._numbered.order[slot]
-                self._report_duplicate(folder, key, self.source_of(self._entries[key]), ordinal)
-                self._numbered.remove(slot)
-            else:
-                self._report_duplicate(self._entries.pop(key), key, folder, self._ordinals[key])
-        self._duplicates.sort(key=lambda item: item[0])
-        self.problems.extend(problem for _, problem in self._duplicates)
-        self._duplicates = []
-
-    def _numbered_path(self, slot: int) -> str:
-        parent = self._parents[self._numbered.parents[slot]]
-        name = _FOLDER_PREFIXES[0] + str(self._numbered.numbers[slot])
-        return os.path.join(parent, name)  # noqa: PTH118
+        )
 
     @staticmethod
     def source_of(entry: Case | _Folder) -> str:
         return entry.source if isinstance(entry, Case) else entry
-
-    def _report_duplicate(
-        self, ignored: Case | _Folder, key: str, kept_source: str, ordinal: int
-    ) -> None:
-        name = ignored.id if isinstance(ignored, Case) else _folder_id_of(ignored)
-        problem = ReadProblem(
-            self.source_of(ignored),
-            f"duplicate scenario id {name!r} (key {key!r}): already loaded "
-            f"from {kept_source}; this one is ignored",
-        )
-        self._duplicates.append((ordinal, problem))
-
-
-class _NumberedFolders:
-    """Folders `scenario_<n>` as three parallel arrays, sorted by n once indexing is done."""
-
-    def __init__(self) -> None:
-        self.numbers = array("q")
-        self.parents = array("I")
-        self.order = array("I")  # load position, to keep the first of two equal numbers
-        self.answered = bytearray()
-        self._duplicates: list[int] = []
-
-    def __len__(self) -> int:
-        return len(self.numbers)
-
-    def append(self, number: int, parent: int, ordinal: int) -> None:
-        self.numbers.append(number)
-        self.parents.append(parent)
-        self.order.append(ordinal)
-
-    def finish(self) -> list[tuple[int, int]]:
-        """Sort; return (duplicate slot, kept slot) pairs, to be dropped by `drop_pending`."""
-        ranked = sorted(range(len(self.numbers)), key=lambda i: (self.numbers[i], self.order[i]))
-        self.numbers = array("q", (self.numbers[i] for i in ranked))
-        self.parents = array("I", (self.parents[i] for i in ranked))
-        self.order = array("I", (self.order[i] for i in ranked))
-        self.answered = bytearray(len(self.numbers))
-        pairs = []
-        for slot in range(1, len(self.numbers)):
-            if self.numbers[slot] == self.numbers[slot - 1]:
-                first = slot - 1
-                while first > 0 and self.numbers[first - 1] == self.numbers[slot]:
-                    first -= 1
-                pairs.append((slot, first))
-        self._duplicates = [slot for slot, _ in pairs]
-        return pairs
-
-    def drop_pending(self) -> None:
-        for slot in reversed(self._duplicates):
-            self.remove(slot)
-        self._duplicates = []
-
-    def remove(self, slot: int) -> None:
-        del self.numbers[slot], self.parents[slot], self.order[slot], self.answered[slot]
-
-    def find(self, number: int) -> int | None:
-        slot = bisect_left(self.numbers, number)
-        if slot < len(self.numbers) and self.numbers[slot] == number:
-            return slot
-        return None
 
 
 def _plain_number(key: str) -> int | None:
@@ -346,15 +209,6 @@ class _FoundFolder(NamedTuple):
     key: str
 
 
-class _NumberedFolder(NamedTuple):
-    """A folder named `scenario_<n>`, `n` a plain number: the usual entry, and the cheapest to
-    index (see `ScenarioIndex._add_numbered`)."""
-
-    number: int
-    parent: str
-    """The folder's parent, as `os.path.split` gives it."""
-
-
 def _folder_id_of(folder: _Folder) -> str:
     return _folder_id(os.path.basename(folder)) or ""  # noqa: PTH119
 
@@ -367,9 +221,6 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
     index = ScenarioIndex()
     for path in paths:
         for item in _load_path(Path(path)):
-            if isinstance(item, _NumberedFolder):  # the usual entry
-                index._add_numbered(item.number, item.parent)
-                continue
             if isinstance(item, _FoundFolder):  # its key already known
                 index._add(item.key, item.path)
                 continue
@@ -381,7 +232,6 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
                 index.problems.append(ReadProblem(item.source, "unusable scenario id"))
                 continue
             index._add(key, item)
-    index._finish()
     return index
 
 
@@ -425,7 +275,7 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
 # --- paths ---------------------------------------------------------------------------------
 
 
-def _load_path(path: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | ReadProblem]:
+def _load_path(path: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
     try:
         is_dir = path.is_dir()
         exists = is_dir or path.exists()
@@ -437,14 +287,14 @@ def _load_path(path: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | R
     elif is_dir:
         if _folder_id(path.name) is not None:
             source = str(path)
-            yield _scenario_folder(source, path.name, os.path.split(source)[0])
+            yield _scenario_folder(source, path.name)
         else:
             yield from _load_dir(path)
     else:
         yield from _load_file(path)
 
 
-def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | ReadProblem]:
+def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
     # Streamed directory by directory (entries of each in natural order, then its
     # subdirectories), so that a tree of many thousand scenario folders is never listed whole.
     errors: list[OSError] = []
@@ -461,8 +311,6 @@ def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | Re
         names.extend(files)
         names.sort(key=_natural_key)
         descend: list[str] = []
-        # What os.path.split gives as the parent of every entry here (no trailing separator).
-        parent = os.path.split(os.path.join(dirpath, "_"))[0]  # noqa: PTH118
         for name in names:
             full = os.path.join(dirpath, name)  # noqa: PTH118
             if name in files:
@@ -475,7 +323,7 @@ def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | _NumberedFolder | Re
                 # A scenario folder is one case: its own JSON files (groundtruth_eval.json)
                 # belong to it and must not be read as scenario files.
                 found_any = True
-                yield _scenario_folder(full, name, parent)
+                yield _scenario_folder(full, name)
         dirnames[:] = descend
     if not found_any and not errors:
         # Most likely a wrong path: say so rather than load nothing without a word.
@@ -513,19 +361,16 @@ def _natural_key(name: str) -> str:
 # --- scenario folders ----------------------------------------------------------------------
 
 
-def _scenario_folder(
-    folder: str, name: str, parent: str
-) -> _NumberedFolder | _FoundFolder | ReadProblem:
-    """A folder named `scenario_<id>` as the index takes it: numbered (the usual name, packed
-    into the index's arrays), found by its key, or a problem. `parent` is `folder`'s parent
-    as `os.path.split` gives it."""
+def _scenario_folder(folder: str, name: str) -> _FoundFolder | ReadProblem:
+    """A folder named `scenario_<id>` as the index takes it (found, with its join key), or a
+    problem."""
     number = _numbered_folder(name)
     key = str(number) if number is not None else scenario_key(name[_FOLDER_PREFIX_LEN:])
     if key is None:
         return ReadProblem(folder, f"no usable scenario id in folder name {name!r}")
     if not _has_case_files(folder):
         return ReadProblem(folder, f"no {GROUNDTRUTH_FILE} (and no {TRAJECTORY_FILE})")
-    return _NumberedFolder(number, parent) if number is not None else _FoundFolder(folder, key)
+    return _FoundFolder(folder, key)
 
 
 def _has_case_files(folder: str) -> bool:
