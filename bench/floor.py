@@ -7,7 +7,9 @@ It does the least any evaluator of the data set must do, and nothing else: walk
 ``DATA/trajectories`` recursively, read every ``*.json`` and ``*.jsonl`` file and parse it with
 ``orjson.loads`` (per line for ``.jsonl``, catching errors), read every ``groundtruth.txt`` and
 ``question.txt`` under ``DATA/scenarios`` as bytes, and write one small JSON report per run plus
-one aggregate file into OUT with orjson. No scoring, no id normalisation, no answer parsing.
+one aggregate file into OUT with orjson, each atomically (a temporary file, then a rename), as
+an evaluator must so that a crash never leaves half a report. No scoring, no id normalisation,
+no answer parsing.
 """
 
 from __future__ import annotations
@@ -74,6 +76,13 @@ def read_runs(root: Path) -> Iterator[tuple[str, Any]]:
                         yield f"{path}:{line_no}", _FAILED
 
 
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to a temporary file beside `path`, then rename it into place."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="data set made by generate.py")
@@ -104,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             "has_groundtruth": has_truth,
             "source": source,
         }
-        (out / f"run_{written:06d}.json").write_bytes(orjson.dumps(report))
+        write_atomic(out / f"run_{written:06d}.json", orjson.dumps(report))
         written += 1
 
     summary = {
@@ -114,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         "not_runs": not_runs,
         "scenarios": len(scenarios),
     }
-    (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
+    write_atomic(out / "summary.json", orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     elapsed = time.perf_counter() - start
     print(
         f"floor: {written} runs ({with_truth} with ground truth), {failed} unreadable, "
