@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.__version__ import __version__
 from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ __all__ = [
     "TrajectoryMatch",
     "TrajectoryStep",
     "Usage",
+    "__version__",
     "available_scorers",
     "check_trajectory",
     "compare_values",

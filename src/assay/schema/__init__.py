@@ -28,18 +28,15 @@ _MODELS = {
 
 
 def assay_version() -> str:
-    """The installed version of assay ("unknown" when run from a tree that is not installed).
+    """The version of assay that is running.
 
     Example:
         >>> assay_version() != ""
         True
     """
-    from importlib.metadata import PackageNotFoundError, version
+    from assay.__version__ import __version__
 
-    try:
-        return version("assay")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 def schema_names() -> list[str]:
