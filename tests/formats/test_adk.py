@@ -39,6 +39,7 @@ def test_snake_case_eval_set() -> None:
     assert counted.question == "How many corrective work orders did CWC04009 have in 2017?"
     assert counted.answer == "27"  # the last final response
     assert [step.text for step in counted.steps] == ["14", "27"]
+    assert [step.turn for step in counted.steps] == [0, 1]  # an invocation is a turn
     first = counted.steps[0].tool_calls[0]
     assert (first.name, first.args, first.call_id, first.result) == (
         "get_work_orders",
@@ -58,13 +59,21 @@ def test_snake_case_eval_set() -> None:
         "assistant",
     ]
 
-    # Invocation events: calls by one agent, token usage (thinking counted as output), model.
-    step = multi_agent.steps[0]
+    # Invocation events: each call its own step, in order, in the invocation's turn, by the
+    # agent that made it; the invocation's usage (thinking counted as output) and duration on
+    # its last step.
+    first, last = multi_agent.steps
     assert multi_agent.tool_names() == ["list_sites", "list_assets"]
-    assert step.node == "site_agent"
-    assert step.tool_calls[0].result == {"result": ["MAIN"]}
-    assert step.usage == Usage(300 + 340, 12 + 40 + 18)
-    assert (step.duration_ms, multi_agent.duration_ms) == (2250.0, 2250.0)
+    assert [len(step.tool_calls) for step in multi_agent.steps] == [1, 1]
+    assert [(step.turn, step.node) for step in multi_agent.steps] == [
+        (0, "site_agent"),
+        (0, "site_agent"),
+    ]
+    assert first.tool_calls[0].result == {"result": ["MAIN"]}
+    assert (first.usage, first.duration_ms, first.text) == (Usage(), None, None)
+    assert last.usage == Usage(300 + 340, 12 + 40 + 18)
+    assert (last.duration_ms, multi_agent.duration_ms) == (2250.0, 2250.0)
+    assert multi_agent.usage == last.usage
     assert multi_agent.model == "gemini-2.5-flash"
 
     assert isinstance(scenario, ReadProblem)
@@ -88,7 +97,8 @@ def test_old_test_json_is_one_case_named_after_the_file() -> None:
     assert run.scenario_id == "dice"
     assert run.question == "What can you do?"
     assert run.answer == "I rolled 13 and 4."
-    assert [len(step.tool_calls) for step in run.steps] == [0, 2]
+    # The first invocation calls nothing: a step without calls keeps its turn.
+    assert [(len(step.tool_calls), step.turn) for step in run.steps] == [(0, 0), (1, 1), (1, 1)]
     assert run.steps[1].tool_calls[0].args == {"sides": 17}
 
 
@@ -125,7 +135,7 @@ def test_cases_carry_the_expected_answer_and_trajectory() -> None:
     assert counted.id == "wo_count_2017"
     assert counted.question == "How many corrective work orders did CWC04009 have in 2017?"
     assert counted.expected_answer == "27"
-    assert counted.expected_trajectory == [
+    assert counted.expected_turns == [
         [{"name": "get_work_orders", "args": {"equipment_id": "CWC04009", "year": 2017}}],
         [
             {
@@ -134,6 +144,15 @@ def test_cases_carry_the_expected_answer_and_trajectory() -> None:
             }
         ],
     ]
+    # All the calls in order, one step each, for checks on runs that record no turns.
+    assert counted.expected_trajectory == [turn[0] for turn in counted.expected_turns]
+    # ADK's default criterion when no test_config.json is given.
+    assert (
+        counted.trajectory_mode,
+        counted.trajectory_args,
+        counted.trajectory_threshold,
+        counted.trajectory_problem,
+    ) == ("EXACT", "exact", 1.0, None)
     assert counted.metadata == {
         "eval_set_id": "asset_ops_smoke",
         "turns": [
@@ -144,13 +163,14 @@ def test_cases_carry_the_expected_answer_and_trajectory() -> None:
             {"user": "And preventive ones?", "expected_answer": "27"},
         ],
     }
-    # Two calls in one invocation are one step.
-    assert multi_agent.expected_trajectory == [
+    # Two calls in one invocation: one turn, the calls in order.
+    assert multi_agent.expected_turns == [
         [
             {"name": "list_sites", "args": {}},
             {"name": "list_assets", "args": {"site": "MAIN", "kind": "chiller"}},
         ]
     ]
+    assert multi_agent.expected_trajectory == multi_agent.expected_turns[0]
 
 
 def test_cases_from_camel_case_and_test_json() -> None:
@@ -159,8 +179,10 @@ def test_cases_from_camel_case_and_test_json() -> None:
     assert camel.metadata["eval_set_id"] == "asset_ops_camel"
     (dice,) = cases_from_adk(sample("adk_dice.test.json"), "dice.test.json")
     assert isinstance(dice, Case)
-    assert dice.expected_trajectory == [
-        [{"name": "roll_die", "args": {"sides": 17}}, {"name": "roll_die", "args": {"sides": 17}}]
+    # An invocation without calls is a turn without calls, not left out.
+    assert dice.expected_turns == [
+        [],
+        [{"name": "roll_die", "args": {"sides": 17}}, {"name": "roll_die", "args": {"sides": 17}}],
     ]
 
 
@@ -191,8 +213,9 @@ def test_responses_pair_by_id_then_by_name() -> None:
     }
     (run,) = runs_of(trajectories_from_adk(data, "x"))
     assert run.question == "plain text user content"
-    assert [call.result for call in run.steps[0].tool_calls] == [None, "b by name", "second a"]
-    assert run.steps[0].tool_calls[1].args is None
+    calls = run.tool_calls()
+    assert [call.result for call in calls] == [None, "b by name", "second a"]
+    assert calls[1].args is None
 
 
 def test_thought_parts_are_not_the_answer() -> None:

@@ -58,7 +58,7 @@ def test_the_scenario_mode_wins_over_the_scorer_default() -> None:
     expected = ["lookup_order", "process_refund"]
     strict = create_scorer("trajectory")(Case(id="1", expected_trajectory=expected), REFUND)
     assert not strict.passed
-    in_order = Case(id="1", expected_trajectory=expected, metadata={"trajectory_mode": "IN_ORDER"})
+    in_order = Case(id="1", expected_trajectory=expected, trajectory_mode="IN_ORDER")
     assert create_scorer("trajectory")(in_order, REFUND).passed
     assert create_scorer("trajectory", mode="subsequence")(
         Case(id="1", expected_trajectory=expected), REFUND
@@ -66,17 +66,16 @@ def test_the_scenario_mode_wins_over_the_scorer_default() -> None:
 
 
 @pytest.mark.parametrize(
-    ("metadata", "why"),
+    ("fields", "why"),
     [
         ({"trajectory_mode": "loose"}, "unknown trajectory mode"),
         ({"trajectory_args": "partial"}, "unknown argument mode"),
-        ({"trajectory_overrides": ["x"]}, "trajectory_overrides must be an object"),
         ({"trajectory_overrides": {"f": "nope"}}, "unknown argument mode 'nope'"),
-        ({"trajectory_error": "expected_tools must be a list"}, "unusable trajectory"),
+        ({"trajectory_problem": "expected_tools must be a list"}, "unusable trajectory"),
     ],
 )
-def test_bad_scenario_options_are_errors_on_that_run(metadata: dict[str, Any], why: str) -> None:
-    case = Case(id="1", expected_trajectory=["a"], metadata=metadata)
+def test_bad_scenario_options_are_errors_on_that_run(fields: dict[str, Any], why: str) -> None:
+    case = Case(id="1", expected_trajectory=["a"], **fields)
     score = create_scorer("trajectory")(case, REFUND)
     assert score.status is ScoreStatus.ERROR
     assert why in score.rationale
