@@ -80,24 +80,24 @@ def trajectory_criterion(config: Any, source: str) -> TrajectoryCriterion | Read
     if not isinstance(criterion, dict):
         threshold = _threshold(criterion)
         if threshold is None:
-            return ReadProblem(source, f"{field} must be a threshold between 0 and 1 or an "
-                               f"object, got {_shown(criterion)}")
+            return ReadProblem(
+                source,
+                f"{field} must be a threshold between 0 and 1 or an "
+                f"object, got {_shown(criterion)}",
+            )
         return TrajectoryCriterion(threshold=threshold)
 
     raw_threshold = criterion.get("threshold")
     threshold = _threshold(raw_threshold)
     if threshold is None:
         what = "missing" if raw_threshold is None else f"got {_shown(raw_threshold)}"
-        return ReadProblem(
-            source, f"{field}.threshold must be a number between 0 and 1 ({what})"
-        )
+        return ReadProblem(source, f"{field}.threshold must be a number between 0 and 1 ({what})")
     raw_match = _either(criterion, "match_type", "matchType")
     match_type = "EXACT" if raw_match is None else _match_type(raw_match)
     if match_type is None:
         return ReadProblem(
             source,
-            f"{field}.match_type must be one of {', '.join(_MATCH_TYPES)}, "
-            f"got {_shown(raw_match)}",
+            f"{field}.match_type must be one of {', '.join(_MATCH_TYPES)}, got {_shown(raw_match)}",
         )
     ignore_args = _either(criterion, "ignore_args", "ignoreArgs")
     if ignore_args is not None and not isinstance(ignore_args, bool):

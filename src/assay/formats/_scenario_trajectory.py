@@ -83,9 +83,7 @@ class Expectation:
         return case
 
 
-def read_expectation(
-    obj: dict[str, Any], source: str, problems: list[ReadProblem]
-) -> Expectation:
+def read_expectation(obj: dict[str, Any], source: str, problems: list[ReadProblem]) -> Expectation:
     """The trajectory fields of a scenario object; a field of the wrong shape is left out,
     with a problem appended to `problems` and noted in `Expectation.problem`."""
     found = Expectation()

@@ -157,8 +157,7 @@ class TurnsMatch:
             counts = f"; the run has {self.n_actual} turns, the expectation {self.n_expected}"
         return (
             f"{self.turns_matched} of {len(self.turns)} turns matched ({self.match_type}, "
-            f"turn by turn): score {self.score:.3g} {verdict} threshold {self.threshold:g}"
-            + counts
+            f"turn by turn): score {self.score:.3g} {verdict} threshold {self.threshold:g}" + counts
         )
 
     def to_details(self) -> dict[str, Any]:
