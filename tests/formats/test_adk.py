@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.formats import ReadProblem, cases_from_adk, trajectories_from_adk
+from assay.formats.adk import load_adk_cases
 from assay.records import Case, Trajectory, Usage
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -387,3 +388,155 @@ def test_property_never_raises_and_never_mutates(data: Any) -> None:
     assert trajectories_from_adk(data, "f")
     assert cases_from_adk(data, "f")
     assert data == before
+
+
+# --- test_config.json: the tool trajectory criterion ---------------------------------------
+
+
+def write_eval_set(folder: Path, config: Any = None, *, raw_config: str | None = None) -> Path:
+    """An eval set in the shape `adk web` saves, with a `test_config.json` beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    evalset = {
+        "eval_set_id": "home",
+        "eval_cases": [
+            {
+                "eval_id": "lights",
+                "conversation": [
+                    {
+                        "invocation_id": "i-1",
+                        "user_content": {"parts": [{"text": "Hi"}], "role": "user"},
+                        "final_response": {"parts": [{"text": "Hello!"}], "role": "model"},
+                        "intermediate_data": {"tool_uses": [], "intermediate_responses": []},
+                    },
+                    {
+                        "invocation_id": "i-2",
+                        "user_content": {"parts": [{"text": "Lights off in the den"}]},
+                        "final_response": {"parts": [{"text": "Done."}]},
+                        "intermediate_data": {
+                            "tool_uses": [
+                                {"id": None, "name": "get_devices", "args": {"room": "den"}},
+                                {"id": None, "name": "set_state", "args": {"device": "l1"}},
+                            ]
+                        },
+                    },
+                ],
+            }
+        ],
+    }
+    path = folder / "home.evalset.json"
+    path.write_bytes(orjson.dumps(evalset))
+    if raw_config is not None:
+        (folder / "test_config.json").write_text(raw_config)
+    elif config is not None:
+        (folder / "test_config.json").write_bytes(orjson.dumps(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("config", "options"),
+    [
+        (None, ("EXACT", "exact", 1.0)),
+        ({"criteria": {"response_match_score": 0.8}}, ("EXACT", "exact", 1.0)),
+        ({"criteria": {"tool_trajectory_avg_score": 0.75}}, ("EXACT", "exact", 0.75)),
+        ({"criteria": {"tool_trajectory_avg_score": 1}}, ("EXACT", "exact", 1.0)),
+        (
+            {
+                "criteria": {
+                    "tool_trajectory_avg_score": {"threshold": 0.9, "match_type": "IN_ORDER"}
+                }
+            },
+            ("IN_ORDER", "exact", 0.9),
+        ),
+        (
+            {
+                "criteria": {
+                    "tool_trajectory_avg_score": {
+                        "threshold": 1.0,
+                        "matchType": "any_order",
+                        "ignoreArgs": True,
+                    }
+                }
+            },
+            ("ANY_ORDER", "ignore", 1.0),
+        ),
+        (
+            {"criteria": {"tool_trajectory_avg_score": {"threshold": 0.5, "match_type": 1}}},
+            ("IN_ORDER", "exact", 0.5),
+        ),
+    ],
+)
+def test_the_criterion_beside_the_eval_set_sets_the_case_options(
+    tmp_path: Path, config: Any, options: tuple[str, str, float]
+) -> None:
+    (case,) = load_adk_cases(write_eval_set(tmp_path, config))
+    assert isinstance(case, Case)
+    assert (case.trajectory_mode, case.trajectory_args, case.trajectory_threshold) == options
+    assert case.trajectory_problem is None
+    # The invocation without calls keeps its place; calls stay in order.
+    assert case.expected_turns == [
+        [],
+        [
+            {"name": "get_devices", "args": {"room": "den"}},
+            {"name": "set_state", "args": {"device": "l1"}},
+        ],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ("[]", "test_config.json must be a JSON object, got array"),
+        ("{not json", "invalid JSON"),
+        ('{"criteria": 1}', "criteria must be an object, got number"),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": "high"}}',
+            "criteria.tool_trajectory_avg_score must be a threshold between 0 and 1 or an object",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": 1.5}}',
+            "criteria.tool_trajectory_avg_score must be a threshold",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"match_type": "EXACT"}}}',
+            "tool_trajectory_avg_score.threshold must be a number between 0 and 1 (missing)",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": true}}}',
+            "tool_trajectory_avg_score.threshold must be a number between 0 and 1 (got True)",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "SOME"}}}',
+            "tool_trajectory_avg_score.match_type must be one of EXACT, IN_ORDER, ANY_ORDER, "
+            "got 'SOME'",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": 7}}}',
+            "criteria.tool_trajectory_avg_score.match_type must be one of",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "ignore_args": "yes"}}}',
+            "criteria.tool_trajectory_avg_score.ignore_args must be true or false, got 'yes'",
+        ),
+    ],
+)
+def test_an_invalid_config_is_a_problem_and_the_cases_say_so(
+    tmp_path: Path, config: str, field: str
+) -> None:
+    problem, case = load_adk_cases(write_eval_set(tmp_path, raw_config=config))
+    assert isinstance(problem, ReadProblem) and isinstance(case, Case)
+    assert problem.source == str(tmp_path / "test_config.json")
+    assert field in problem.reason
+    assert case.trajectory_problem == f"{problem.source}: {problem.reason}"
+    assert case.trajectory_mode is None and case.expected_answer == "Done."
+
+
+def test_an_unreadable_eval_set_file_is_one_problem(tmp_path: Path) -> None:
+    broken = tmp_path / "x.evalset.json"
+    broken.write_text("{")
+    (problem,) = load_adk_cases(broken)
+    assert isinstance(problem, ReadProblem) and "invalid JSON" in problem.reason
+    (missing,) = load_adk_cases(tmp_path / "absent.evalset.json")
+    assert isinstance(missing, ReadProblem) and missing.reason.startswith("cannot read file")
+    empty = tmp_path / "e.test.json"
+    empty.write_text("  ")
+    assert load_adk_cases(empty) == [ReadProblem(str(empty), "empty file")]
