@@ -152,6 +152,8 @@ def test_a_run_without_turns_is_checked_flat_with_the_match_type_as_alias() -> N
     flat_run = run([ToolCall("get_weather")], [ToolCall("get_time")], [ToolCall("book")])
     score = create_scorer("trajectory")(ADK_CASE, flat_run)
     assert score.passed and score.details["mode"] == "strict"
+    assert score.details["by_turn"] is False
+    assert score.details["flat_because"] == "the run records no turns"
     # Expected turns alone: all their calls in order.
     only_turns = Case(**{**_fields(ADK_CASE), "expected_trajectory": None})
     score = create_scorer("trajectory")(only_turns, flat_run)

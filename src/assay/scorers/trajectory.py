@@ -113,10 +113,12 @@ def trajectory(
                 f"unusable trajectory expectation: {case.trajectory_problem}",
                 {"reason": "bad_expectation"},
             )
+        flat_because: str | None = None
         if case.expected_turns is not None and match_type_of(options(case)[0]) is not None:
             run_turns = turns_of(run)
             if run_turns is not None:
                 return _by_turn(case, run_turns)
+            flat_because = "the run records no turns"
         if case.expected_trajectory is not None or case.expected_turns is not None:
             if case.expected_trajectory is not None:
                 expected, source = case.expected_trajectory, "expected_trajectory"
@@ -142,6 +144,9 @@ def trajectory(
                 NAME, f"{source} is not a trajectory: {exc}", {"reason": "bad_expectation"}
             )
         details = {"expectation": source, **result.to_details()}
+        if flat_because is not None:  # say why the match type was not applied turn by turn
+            details["by_turn"] = False
+            details["flat_because"] = flat_because
         rationale = result.reason or _passed_rationale(result.mode, len(result.matched))
         passed = result.passed
         threshold = case.trajectory_threshold if source != "expected_tools" else None
