@@ -708,7 +708,8 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
         yield ReadProblem(
             source,
             f"an ADK {ADK_CONFIG_FILE} holds the criteria of the eval sets beside it "
-            "(*.evalset.json, *.test.json), not scenarios; none is beside it",
+            "(*.evalset.json, *.test.json), not scenarios; it is read with those eval sets "
+            "(give them, or their folder)",
         )
         return
     if isinstance(value, dict) and "scenarios" in value:
