@@ -171,6 +171,12 @@ class Step:
     node: str | None = None
     """The agent or graph node that took this step (multi-agent and graph runs), if known."""
 
+    turn: int | None = None
+    """Index, from 0, of the conversation turn this step belongs to (a turn starts with a user
+    message: an ADK invocation, the stretch of a chat from one user message to the next); None
+    when the format records no turns. A turn in which the agent called no tool is a step
+    without calls (or, in a chat, no step at all: a turn index skipped over)."""
+
 
 @dataclass(slots=True)
 class Trajectory:
@@ -260,6 +266,28 @@ class Case:
     expected_trajectory: Any = None
     """The expected steps, in any form `assay.check_trajectory` accepts (tool names, calls,
     one nested list per step of parallel calls, messages)."""
+
+    expected_turns: list[Any] | None = None
+    """The expected calls turn by turn, when the source has turns (ADK invocations): one entry
+    per turn, each the calls of that turn in order, in any form `assay.check_trajectory`
+    accepts (an empty list: a turn without calls)."""
+
+    trajectory_mode: str | None = None
+    """Match mode of the trajectory check (`strict` ... or `EXACT` / `IN_ORDER` /
+    `ANY_ORDER`); None: the scorer's."""
+
+    trajectory_args: str | None = None
+    """Argument mode of the trajectory check; None: the scorer's."""
+
+    trajectory_overrides: dict[str, Any] | None = None
+    """Per-tool argument rules of the trajectory check; None: the scorer's."""
+
+    trajectory_threshold: float | None = None
+    """Score at or above which the trajectory check passes; None: only a full match passes."""
+
+    trajectory_problem: str | None = None
+    """Why the trajectory expectation cannot be used (a malformed field or file); the
+    trajectory scorer reports it instead of checking."""
 
     source: str = ""
     """Where the scenario was read from."""

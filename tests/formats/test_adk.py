@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.formats import ReadProblem, cases_from_adk, trajectories_from_adk
+from assay.formats.adk import load_adk_cases
 from assay.records import Case, Trajectory, Usage
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -39,6 +40,7 @@ def test_snake_case_eval_set() -> None:
     assert counted.question == "How many corrective work orders did CWC04009 have in 2017?"
     assert counted.answer == "27"  # the last final response
     assert [step.text for step in counted.steps] == ["14", "27"]
+    assert [step.turn for step in counted.steps] == [0, 1]  # an invocation is a turn
     first = counted.steps[0].tool_calls[0]
     assert (first.name, first.args, first.call_id, first.result) == (
         "get_work_orders",
@@ -58,13 +60,21 @@ def test_snake_case_eval_set() -> None:
         "assistant",
     ]
 
-    # Invocation events: calls by one agent, token usage (thinking counted as output), model.
-    step = multi_agent.steps[0]
+    # Invocation events: each call its own step, in order, in the invocation's turn, by the
+    # agent that made it; the invocation's usage (thinking counted as output) and duration on
+    # its last step.
+    first, last = multi_agent.steps
     assert multi_agent.tool_names() == ["list_sites", "list_assets"]
-    assert step.node == "site_agent"
-    assert step.tool_calls[0].result == {"result": ["MAIN"]}
-    assert step.usage == Usage(300 + 340, 12 + 40 + 18)
-    assert (step.duration_ms, multi_agent.duration_ms) == (2250.0, 2250.0)
+    assert [len(step.tool_calls) for step in multi_agent.steps] == [1, 1]
+    assert [(step.turn, step.node) for step in multi_agent.steps] == [
+        (0, "site_agent"),
+        (0, "site_agent"),
+    ]
+    assert first.tool_calls[0].result == {"result": ["MAIN"]}
+    assert (first.usage, first.duration_ms, first.text) == (Usage(), None, None)
+    assert last.usage == Usage(300 + 340, 12 + 40 + 18)
+    assert (last.duration_ms, multi_agent.duration_ms) == (2250.0, 2250.0)
+    assert multi_agent.usage == last.usage
     assert multi_agent.model == "gemini-2.5-flash"
 
     assert isinstance(scenario, ReadProblem)
@@ -88,7 +98,8 @@ def test_old_test_json_is_one_case_named_after_the_file() -> None:
     assert run.scenario_id == "dice"
     assert run.question == "What can you do?"
     assert run.answer == "I rolled 13 and 4."
-    assert [len(step.tool_calls) for step in run.steps] == [0, 2]
+    # The first invocation calls nothing: a step without calls keeps its turn.
+    assert [(len(step.tool_calls), step.turn) for step in run.steps] == [(0, 0), (1, 1), (1, 1)]
     assert run.steps[1].tool_calls[0].args == {"sides": 17}
 
 
@@ -125,7 +136,7 @@ def test_cases_carry_the_expected_answer_and_trajectory() -> None:
     assert counted.id == "wo_count_2017"
     assert counted.question == "How many corrective work orders did CWC04009 have in 2017?"
     assert counted.expected_answer == "27"
-    assert counted.expected_trajectory == [
+    assert counted.expected_turns == [
         [{"name": "get_work_orders", "args": {"equipment_id": "CWC04009", "year": 2017}}],
         [
             {
@@ -134,6 +145,15 @@ def test_cases_carry_the_expected_answer_and_trajectory() -> None:
             }
         ],
     ]
+    # All the calls in order, one step each, for checks on runs that record no turns.
+    assert counted.expected_trajectory == [turn[0] for turn in counted.expected_turns]
+    # ADK's default criterion when no test_config.json is given.
+    assert (
+        counted.trajectory_mode,
+        counted.trajectory_args,
+        counted.trajectory_threshold,
+        counted.trajectory_problem,
+    ) == ("EXACT", "exact", 1.0, None)
     assert counted.metadata == {
         "eval_set_id": "asset_ops_smoke",
         "turns": [
@@ -144,13 +164,14 @@ def test_cases_carry_the_expected_answer_and_trajectory() -> None:
             {"user": "And preventive ones?", "expected_answer": "27"},
         ],
     }
-    # Two calls in one invocation are one step.
-    assert multi_agent.expected_trajectory == [
+    # Two calls in one invocation: one turn, the calls in order.
+    assert multi_agent.expected_turns == [
         [
             {"name": "list_sites", "args": {}},
             {"name": "list_assets", "args": {"site": "MAIN", "kind": "chiller"}},
         ]
     ]
+    assert multi_agent.expected_trajectory == multi_agent.expected_turns[0]
 
 
 def test_cases_from_camel_case_and_test_json() -> None:
@@ -159,8 +180,10 @@ def test_cases_from_camel_case_and_test_json() -> None:
     assert camel.metadata["eval_set_id"] == "asset_ops_camel"
     (dice,) = cases_from_adk(sample("adk_dice.test.json"), "dice.test.json")
     assert isinstance(dice, Case)
-    assert dice.expected_trajectory == [
-        [{"name": "roll_die", "args": {"sides": 17}}, {"name": "roll_die", "args": {"sides": 17}}]
+    # An invocation without calls is a turn without calls, not left out.
+    assert dice.expected_turns == [
+        [],
+        [{"name": "roll_die", "args": {"sides": 17}}, {"name": "roll_die", "args": {"sides": 17}}],
     ]
 
 
@@ -191,8 +214,9 @@ def test_responses_pair_by_id_then_by_name() -> None:
     }
     (run,) = runs_of(trajectories_from_adk(data, "x"))
     assert run.question == "plain text user content"
-    assert [call.result for call in run.steps[0].tool_calls] == [None, "b by name", "second a"]
-    assert run.steps[0].tool_calls[1].args is None
+    calls = run.tool_calls()
+    assert [call.result for call in calls] == [None, "b by name", "second a"]
+    assert calls[1].args is None
 
 
 def test_thought_parts_are_not_the_answer() -> None:
@@ -364,3 +388,155 @@ def test_property_never_raises_and_never_mutates(data: Any) -> None:
     assert trajectories_from_adk(data, "f")
     assert cases_from_adk(data, "f")
     assert data == before
+
+
+# --- test_config.json: the tool trajectory criterion ---------------------------------------
+
+
+def write_eval_set(folder: Path, config: Any = None, *, raw_config: str | None = None) -> Path:
+    """An eval set in the shape `adk web` saves, with a `test_config.json` beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    evalset = {
+        "eval_set_id": "home",
+        "eval_cases": [
+            {
+                "eval_id": "lights",
+                "conversation": [
+                    {
+                        "invocation_id": "i-1",
+                        "user_content": {"parts": [{"text": "Hi"}], "role": "user"},
+                        "final_response": {"parts": [{"text": "Hello!"}], "role": "model"},
+                        "intermediate_data": {"tool_uses": [], "intermediate_responses": []},
+                    },
+                    {
+                        "invocation_id": "i-2",
+                        "user_content": {"parts": [{"text": "Lights off in the den"}]},
+                        "final_response": {"parts": [{"text": "Done."}]},
+                        "intermediate_data": {
+                            "tool_uses": [
+                                {"id": None, "name": "get_devices", "args": {"room": "den"}},
+                                {"id": None, "name": "set_state", "args": {"device": "l1"}},
+                            ]
+                        },
+                    },
+                ],
+            }
+        ],
+    }
+    path = folder / "home.evalset.json"
+    path.write_bytes(orjson.dumps(evalset))
+    if raw_config is not None:
+        (folder / "test_config.json").write_text(raw_config)
+    elif config is not None:
+        (folder / "test_config.json").write_bytes(orjson.dumps(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("config", "options"),
+    [
+        (None, ("EXACT", "exact", 1.0)),
+        ({"criteria": {"response_match_score": 0.8}}, ("EXACT", "exact", 1.0)),
+        ({"criteria": {"tool_trajectory_avg_score": 0.75}}, ("EXACT", "exact", 0.75)),
+        ({"criteria": {"tool_trajectory_avg_score": 1}}, ("EXACT", "exact", 1.0)),
+        (
+            {
+                "criteria": {
+                    "tool_trajectory_avg_score": {"threshold": 0.9, "match_type": "IN_ORDER"}
+                }
+            },
+            ("IN_ORDER", "exact", 0.9),
+        ),
+        (
+            {
+                "criteria": {
+                    "tool_trajectory_avg_score": {
+                        "threshold": 1.0,
+                        "matchType": "any_order",
+                        "ignoreArgs": True,
+                    }
+                }
+            },
+            ("ANY_ORDER", "ignore", 1.0),
+        ),
+        (
+            {"criteria": {"tool_trajectory_avg_score": {"threshold": 0.5, "match_type": 1}}},
+            ("IN_ORDER", "exact", 0.5),
+        ),
+    ],
+)
+def test_the_criterion_beside_the_eval_set_sets_the_case_options(
+    tmp_path: Path, config: Any, options: tuple[str, str, float]
+) -> None:
+    (case,) = load_adk_cases(write_eval_set(tmp_path, config))
+    assert isinstance(case, Case)
+    assert (case.trajectory_mode, case.trajectory_args, case.trajectory_threshold) == options
+    assert case.trajectory_problem is None
+    # The invocation without calls keeps its place; calls stay in order.
+    assert case.expected_turns == [
+        [],
+        [
+            {"name": "get_devices", "args": {"room": "den"}},
+            {"name": "set_state", "args": {"device": "l1"}},
+        ],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ("[]", "test_config.json must be a JSON object, got array"),
+        ("{not json", "invalid JSON"),
+        ('{"criteria": 1}', "criteria must be an object, got number"),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": "high"}}',
+            "criteria.tool_trajectory_avg_score must be a threshold between 0 and 1 or an object",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": 1.5}}',
+            "criteria.tool_trajectory_avg_score must be a threshold",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"match_type": "EXACT"}}}',
+            "tool_trajectory_avg_score.threshold must be a number between 0 and 1 (missing)",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": true}}}',
+            "tool_trajectory_avg_score.threshold must be a number between 0 and 1 (got True)",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "SOME"}}}',
+            "tool_trajectory_avg_score.match_type must be one of EXACT, IN_ORDER, ANY_ORDER, "
+            "got 'SOME'",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": 7}}}',
+            "criteria.tool_trajectory_avg_score.match_type must be one of",
+        ),
+        (
+            '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "ignore_args": "yes"}}}',
+            "criteria.tool_trajectory_avg_score.ignore_args must be true or false, got 'yes'",
+        ),
+    ],
+)
+def test_an_invalid_config_is_a_problem_and_the_cases_say_so(
+    tmp_path: Path, config: str, field: str
+) -> None:
+    problem, case = load_adk_cases(write_eval_set(tmp_path, raw_config=config))
+    assert isinstance(problem, ReadProblem) and isinstance(case, Case)
+    assert problem.source == str(tmp_path / "test_config.json")
+    assert field in problem.reason
+    assert case.trajectory_problem == f"{problem.source}: {problem.reason}"
+    assert case.trajectory_mode is None and case.expected_answer == "Done."
+
+
+def test_an_unreadable_eval_set_file_is_one_problem(tmp_path: Path) -> None:
+    broken = tmp_path / "x.evalset.json"
+    broken.write_text("{")
+    (problem,) = load_adk_cases(broken)
+    assert isinstance(problem, ReadProblem) and "invalid JSON" in problem.reason
+    (missing,) = load_adk_cases(tmp_path / "absent.evalset.json")
+    assert isinstance(missing, ReadProblem) and missing.reason.startswith("cannot read file")
+    empty = tmp_path / "e.test.json"
+    empty.write_text("  ")
+    assert load_adk_cases(empty) == [ReadProblem(str(empty), "empty file")]

@@ -277,3 +277,32 @@ def test_property_never_raises_and_never_mutates(value: Any) -> None:
     assert isinstance(run, Trajectory)
     assert value == before
     assert [step.index for step in run.steps] == list(range(len(run.steps)))
+
+
+def test_steps_carry_the_turn_of_the_human_message_before_them() -> None:
+    run = trajectory_from_langchain_messages(
+        [
+            {"type": "human", "content": "Which pumps are down?"},
+            {
+                "type": "ai",
+                "name": "inspector",
+                "content": "",
+                "tool_calls": [{"name": "down_assets", "args": {}, "id": "t1"}],
+            },
+            {"type": "tool", "tool_call_id": "t1", "content": "P-3"},
+            {"type": "ai", "name": "inspector", "content": "P-3."},
+            {"type": "human", "content": "Open a work order"},
+            {
+                "type": "ai",
+                "name": "planner",
+                "content": "",
+                "tool_calls": [{"name": "open_work_order", "args": {"asset": "P-3"}, "id": "t2"}],
+            },
+        ]
+    )
+    # LangGraph's agent names stay nodes; turns follow the human messages.
+    assert [(step.turn, step.node) for step in run.steps] == [
+        (0, "inspector"),
+        (0, "inspector"),
+        (1, "planner"),
+    ]

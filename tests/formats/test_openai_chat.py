@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from assay.formats import trajectory_from_openai_messages
 from assay.records import Trajectory, Usage
+from assay.trajectory import turns_of
 
 SAMPLES = Path(__file__).parent / "samples"
 
@@ -110,7 +111,8 @@ def test_a_bare_message_list() -> None:
         None,
         None,
     )
-    assert run.steps[0].node == "ops_agent"
+    # OpenAI's `name` tells participants apart; it is not an agent node.
+    assert run.steps[0].node is None
 
 
 def test_legacy_function_call_and_function_result() -> None:
@@ -368,3 +370,52 @@ def test_property_any_json_value_is_accepted(value: Any) -> None:
     before = copy.deepcopy(value)
     assert isinstance(trajectory_from_openai_messages(value), Trajectory)
     assert value == before
+
+
+def test_steps_carry_the_turn_of_the_user_message_before_them() -> None:
+    run = trajectory_from_openai_messages(
+        [
+            {"role": "system", "content": "You book flights."},
+            {"role": "assistant", "content": "Hello, how can I help?"},
+            {"role": "user", "content": "Find a flight to London"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "1",
+                        "type": "function",
+                        "function": {"name": "find_flight", "arguments": "{}"},
+                    },
+                ],
+            },
+            {"role": "tool", "tool_call_id": "1", "content": "BA303"},
+            {"role": "assistant", "content": "BA303 leaves at 18:30."},
+            {"role": "user", "content": "Thanks"},
+            {"role": "user", "content": "Book it"},
+            {
+                "role": "assistant",
+                "name": "booking_desk",
+                "tool_calls": [
+                    {
+                        "id": "2",
+                        "type": "function",
+                        "function": {"name": "book_flight", "arguments": "{}"},
+                    },
+                ],
+            },
+        ]
+    )
+    # Before the first user message: turn 0; an unanswered user message is a turn skipped.
+    assert [(step.turn, step.node) for step in run.steps] == [
+        (0, None),
+        (0, None),
+        (0, None),
+        (2, None),
+    ]
+    turns = turns_of(run)
+    assert turns is not None
+    assert [[call.name for call in turn] for turn in turns] == [
+        ["find_flight"],
+        [],
+        ["book_flight"],
+    ]

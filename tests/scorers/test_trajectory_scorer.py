@@ -58,7 +58,7 @@ def test_the_scenario_mode_wins_over_the_scorer_default() -> None:
     expected = ["lookup_order", "process_refund"]
     strict = create_scorer("trajectory")(Case(id="1", expected_trajectory=expected), REFUND)
     assert not strict.passed
-    in_order = Case(id="1", expected_trajectory=expected, metadata={"trajectory_mode": "IN_ORDER"})
+    in_order = Case(id="1", expected_trajectory=expected, trajectory_mode="IN_ORDER")
     assert create_scorer("trajectory")(in_order, REFUND).passed
     assert create_scorer("trajectory", mode="subsequence")(
         Case(id="1", expected_trajectory=expected), REFUND
@@ -66,17 +66,16 @@ def test_the_scenario_mode_wins_over_the_scorer_default() -> None:
 
 
 @pytest.mark.parametrize(
-    ("metadata", "why"),
+    ("fields", "why"),
     [
         ({"trajectory_mode": "loose"}, "unknown trajectory mode"),
         ({"trajectory_args": "partial"}, "unknown argument mode"),
-        ({"trajectory_overrides": ["x"]}, "trajectory_overrides must be an object"),
         ({"trajectory_overrides": {"f": "nope"}}, "unknown argument mode 'nope'"),
-        ({"trajectory_error": "expected_tools must be a list"}, "unusable trajectory"),
+        ({"trajectory_problem": "expected_tools must be a list"}, "unusable trajectory"),
     ],
 )
-def test_bad_scenario_options_are_errors_on_that_run(metadata: dict[str, Any], why: str) -> None:
-    case = Case(id="1", expected_trajectory=["a"], metadata=metadata)
+def test_bad_scenario_options_are_errors_on_that_run(fields: dict[str, Any], why: str) -> None:
+    case = Case(id="1", expected_trajectory=["a"], **fields)
     score = create_scorer("trajectory")(case, REFUND)
     assert score.status is ScoreStatus.ERROR
     assert why in score.rationale
@@ -98,3 +97,91 @@ def test_a_scenario_without_expectations_is_not_scored() -> None:
 def test_bad_scorer_options_fail_when_the_scorer_is_built() -> None:
     with pytest.raises(ValueError, match="unknown trajectory mode"):
         create_scorer("trajectory", mode="sideways")
+
+
+# --- turn by turn ----------------------------------------------------------------------------
+
+
+def turned(*turns: list[ToolCall]) -> Trajectory:
+    """A run recorded turn by turn, one step per call (a step without calls for a quiet turn)."""
+    steps: list[Step] = []
+    for turn, calls in enumerate(turns):
+        for call in calls or [None]:
+            steps.append(Step(len(steps), tool_calls=[call] if call else [], turn=turn))
+    return Trajectory(steps=steps)
+
+
+SWAPPED = turned([ToolCall("get_time"), ToolCall("get_weather")], [ToolCall("book")])
+ADK_CASE = Case(
+    id="1",
+    expected_trajectory=["get_weather", "get_time", "book"],
+    expected_turns=[["get_weather", "get_time"], ["book"]],
+    trajectory_mode="EXACT",
+    trajectory_args="exact",
+    trajectory_threshold=1.0,
+)
+
+
+def test_adk_match_types_check_turn_by_turn_when_both_sides_have_turns() -> None:
+    score = create_scorer("trajectory")(ADK_CASE, SWAPPED)
+    assert (score.status, score.passed, score.value) == (ScoreStatus.SCORED, False, 0.5)
+    assert score.details["expectation"] == "expected_turns"
+    assert score.details["by_turn"] is True
+    assert [turn["passed"] for turn in score.details["turns"]] == [False, True]
+    assert score.rationale.startswith("turn 0: ")
+    assert "1 of 2 turns matched (EXACT, turn by turn)" in score.rationale
+
+
+def test_the_case_threshold_decides_a_turn_by_turn_verdict() -> None:
+    case = Case(**{**_fields(ADK_CASE), "trajectory_threshold": 0.5})
+    score = create_scorer("trajectory")(case, SWAPPED)
+    assert (score.passed, score.value) == (True, 0.5)
+
+
+def test_assay_modes_stay_flat_even_with_turns() -> None:
+    case = Case(**{**_fields(ADK_CASE), "trajectory_mode": "unordered"})
+    score = create_scorer("trajectory")(case, SWAPPED)
+    assert score.passed and "by_turn" not in score.details
+    strict = create_scorer("trajectory")(
+        Case(**{**_fields(ADK_CASE), "trajectory_mode": "strict"}), SWAPPED
+    )
+    assert not strict.passed and strict.details["mode"] == "strict"
+
+
+def test_a_run_without_turns_is_checked_flat_with_the_match_type_as_alias() -> None:
+    flat_run = run([ToolCall("get_weather")], [ToolCall("get_time")], [ToolCall("book")])
+    score = create_scorer("trajectory")(ADK_CASE, flat_run)
+    assert score.passed and score.details["mode"] == "strict"
+    assert score.details["by_turn"] is False
+    assert score.details["flat_because"] == "the run records no turns"
+    # Expected turns alone: all their calls in order.
+    only_turns = Case(**{**_fields(ADK_CASE), "expected_trajectory": None})
+    score = create_scorer("trajectory")(only_turns, flat_run)
+    assert score.passed and score.details["expectation"] == "expected_turns"
+
+
+def test_a_flat_check_passes_at_the_case_threshold() -> None:
+    case = Case(
+        id="1",
+        expected_trajectory=["lookup_order", "check_refund_policy", "refund", "notify"],
+        trajectory_mode="superset",
+        trajectory_threshold=0.5,
+    )
+    score = create_scorer("trajectory")(case, REFUND)
+    assert (score.passed, score.value) == (True, 0.5)
+    assert score.rationale.endswith("(score 0.5 >= threshold 0.5)")
+    assert score.details["threshold"] == 0.5
+
+
+def test_bad_turn_options_are_errors_on_that_run() -> None:
+    case = Case(**{**_fields(ADK_CASE), "trajectory_args": "loose"})
+    score = create_scorer("trajectory")(case, SWAPPED)
+    assert score.status is ScoreStatus.ERROR and "unknown argument mode" in score.rationale
+    bad_turns = Case(**{**_fields(ADK_CASE), "expected_turns": [[3]]})
+    score = create_scorer("trajectory")(bad_turns, SWAPPED)
+    assert score.status is ScoreStatus.ERROR
+    assert score.rationale.startswith("expected_turns is not a list of turns")
+
+
+def _fields(case: Case) -> dict[str, Any]:
+    return {name: getattr(case, name) for name in Case.__dataclass_fields__}

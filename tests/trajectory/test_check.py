@@ -464,6 +464,66 @@ def test_node_order_from_langgraph_agent_names() -> None:
     assert not check_trajectory(list(reversed(nodes)), messages, mode="strict").passed
 
 
+def _flight_chat(arguments: list[str], name: str | None) -> list[dict[str, Any]]:
+    """A two-turn OpenAI chat; the assistant of the second turn optionally `name`d."""
+    speaker = {"name": name} if name is not None else {}
+    return [
+        {"role": "user", "content": "When is my flight?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "type": "function",
+                    "id": "c1",
+                    "function": {"name": "fetch_flight", "arguments": '{"user_id": "42"}'},
+                }
+            ],
+        },
+        {"role": "tool", "name": "fetch_flight", "tool_call_id": "c1", "content": "[]"},
+        {"role": "assistant", "content": "Your flight leaves at 18:30."},
+        {"role": "user", "content": "Can I get an upgrade?"},
+        {
+            "role": "assistant",
+            **speaker,
+            "content": "",
+            "tool_calls": [
+                {
+                    "type": "function",
+                    "id": f"p{i}",
+                    "function": {"name": "lookup_policy", "arguments": text},
+                }
+                for i, text in enumerate(arguments)
+            ],
+        },
+        {"role": "assistant", **speaker, "content": "Upgrades are possible."},
+    ]
+
+
+@pytest.mark.parametrize("mode", ["unordered", "superset", "subset", "strict"])
+def test_an_openai_message_name_is_not_a_node(mode: str) -> None:
+    # The shape of agentevals' nested-field-override test: the reference's assistant messages
+    # carry a participant `name` the run's lack; the calls agree on the one field that counts.
+    window = '"time": {"start": "2025-03-22T18:34:40Z", "end": "%s"}'
+    actual = _flight_chat(
+        [
+            '{"query": "flight upgrades", ' + window % "2025-03-22T20:34:40Z" + "}",
+            '{"query": "first class", ' + window % "2025-03-22T20:34:40Z" + "}",
+        ],
+        name=None,
+    )
+    reference = _flight_chat(
+        ['{"query": "foo", ' + window % "baz" + "}", '{"query": "bar", ' + window % "baz" + "}"],
+        name="flight_agent",
+    )
+    assert not check_trajectory(reference, actual, mode=mode).passed
+    result = check_trajectory(
+        reference, actual, mode=mode, overrides={"lookup_policy": ["time.start"]}
+    )
+    assert result.passed, result.reason
+    assert result.n_expected == result.n_actual == 3  # no node step on either side
+
+
 def test_a_trajectory_record_is_accepted_on_either_side() -> None:
     run = Trajectory(
         steps=[

@@ -18,9 +18,13 @@ read. The older formats are read as ADK itself migrates them: a `.test.json` lis
 whose invocations are the list items (named after the file), and a list of
 `{"name", "data": [...], "initial_session"}` is one eval case per item.
 
-Each eval case becomes one run (`trajectories_from_adk`): one step per invocation holding its
-tool calls, or one case of ground truth (`cases_from_adk`): the final response as the expected
-answer and the tool calls, step by step, as the expected trajectory.
+Each eval case becomes one run (`trajectories_from_adk`) or one case of ground truth
+(`cases_from_adk`, `load_adk_cases`). An invocation is a turn (`Step.turn`): ADK compares tool
+calls invocation by invocation, in order within each, so each call is a step of its own, and
+an invocation without calls is a step without calls, kept so that the turn still counts. A
+case carries the calls per invocation as `expected_turns`, all of them in order as
+`expected_trajectory`, and ADK's tool trajectory criterion (match type, threshold,
+`ignore_args`) from the `test_config.json` beside the eval set as its trajectory options.
 
 Example:
     >>> evalset = {"eval_set_id": "pumps", "eval_cases": [{"eval_id": "down", "conversation": [
@@ -31,23 +35,34 @@ Example:
     >>> run = trajectories_from_adk(evalset, "pumps.evalset.json")[0]
     >>> (run.scenario_id, run.question, run.tool_names(), run.answer)
     ('down', 'Which pumps are down?', ['down_assets'], 'P-3')
-    >>> cases_from_adk(evalset, "pumps.evalset.json")[0].expected_trajectory
-    [[{'name': 'down_assets', 'args': {'kind': 'pump'}}]]
+    >>> case = cases_from_adk(evalset, "pumps.evalset.json")[0]
+    >>> case.expected_turns, case.trajectory_mode, case.trajectory_args
+    ([[{'name': 'down_assets', 'args': {'kind': 'pump'}}]], 'EXACT', 'exact')
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, _count, id_text, safe_text, tool_args
+from assay.formats._adk_criteria import CONFIG_FILE, TrajectoryCriterion, trajectory_criterion
+from assay.formats.assetopsbench import (
+    ReadProblem,
+    _count,
+    id_text,
+    parse_json,
+    read_bytes,
+    safe_text,
+    tool_args,
+)
 from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
 
-__all__ = ["cases_from_adk", "trajectories_from_adk"]
+__all__ = ["TrajectoryCriterion", "cases_from_adk", "load_adk_cases", "trajectories_from_adk"]
 
 _SUFFIXES = (".evalset.json", ".test.json", ".json")
 
@@ -55,12 +70,14 @@ _SUFFIXES = (".evalset.json", ".test.json", ".json")
 def trajectories_from_adk(data: Any, source: str) -> list[Trajectory | ReadProblem]:
     """Each eval case of an ADK eval set as a run.
 
-    A run has one step per invocation, holding that invocation's tool calls (with the
-    responses recorded for them, paired by id, else by name) and the final response as its
-    text. `question` is the first user text, `answer` the last final response that has text,
-    `run_id` and `scenario_id` the `eval_id`, `runner` the session's `app_name`. Token usage,
-    the model and the agent that made the calls (`Step.node`) come from invocation events when
-    the file records them; an invocation's `duration` (seconds) becomes the step's.
+    Each invocation is a turn: a step per tool call, in order (with the response recorded
+    for it, paired by id, else by name), each with the invocation's index as `Step.turn`; an
+    invocation without calls is one step without calls. The last step of an invocation holds
+    its final response as text, its token usage and its `duration` (seconds). `question` is
+    the first user text, `answer` the last final response that has text, `run_id` and
+    `scenario_id` the `eval_id`, `runner` the session's `app_name`. Token usage, the model and
+    the agent that made each call (`Step.node`, the event's author) come from invocation
+    events when the file records them.
 
     Never raises: a file that is no eval set, or a case without an id or a recorded
     conversation (a `conversation_scenario` is played live, so nothing was recorded), is a
@@ -77,8 +94,8 @@ def trajectories_from_adk(data: Any, source: str) -> list[Trajectory | ReadProbl
         >>> old = [{"query": "Roll a die", "reference": "4",
         ...         "expected_tool_use": [{"tool_name": "roll", "tool_input": {"sides": 6}}]}]
         >>> run = trajectories_from_adk(old, "dice.test.json")[0]
-        >>> (run.scenario_id, run.steps[0].tool_calls[0].args, run.answer)
-        ('dice', {'sides': 6}, '4')
+        >>> (run.scenario_id, run.steps[0].tool_calls[0].args, run.steps[0].turn, run.answer)
+        ('dice', {'sides': 6}, 0, '4')
     """
     return [
         item if isinstance(item, ReadProblem) else _trajectory(item)
@@ -86,19 +103,26 @@ def trajectories_from_adk(data: Any, source: str) -> list[Trajectory | ReadProbl
     ]
 
 
-def cases_from_adk(data: Any, source: str) -> list[Case | ReadProblem]:
+def cases_from_adk(
+    data: Any, source: str, criterion: TrajectoryCriterion | ReadProblem | None = None
+) -> list[Case | ReadProblem]:
     """Each eval case of an ADK eval set as ground truth.
 
     `Case.id` is the `eval_id`; `question` the first user text; `expected_answer` the final
-    response of the last invocation that has one; `expected_trajectory` one list per
-    invocation that calls tools, each a list of `{"name", "args"}` (`args` None when the file
-    gives none, which matches any arguments). A multi-turn case also lists its turns in
-    `metadata["turns"]` (`{"user", "expected_answer"}` each); `metadata["eval_set_id"]` names
-    the set.
+    response of the last invocation that has one; `expected_turns` one list per invocation
+    (empty when it calls no tool) of `{"name", "args"}` in order (`args` None when the file
+    gives none, which matches any arguments); `expected_trajectory` all those calls in order,
+    one step each. The trajectory options are ADK's criterion: `trajectory_mode` its match
+    type, `trajectory_args` `exact` (or `ignore` with `ignore_args`), `trajectory_threshold`
+    its threshold. A multi-turn case also lists its turns in `metadata["turns"]`
+    (`{"user", "expected_answer"}` each); `metadata["eval_set_id"]` names the set.
 
     Args:
         data: The parsed JSON of an `.evalset.json` or `.test.json` file.
         source: Where it was read from (the file path).
+        criterion: The tool trajectory criterion of the eval set's `test_config.json`; None
+            for ADK's default (`EXACT`, threshold 1.0); a `ReadProblem` (an invalid config)
+            makes every case's `trajectory_problem` say what is wrong.
 
     Returns:
         A `Case` per eval case and a `ReadProblem` per unusable one, in file order.
@@ -107,9 +131,66 @@ def cases_from_adk(data: Any, source: str) -> list[Case | ReadProblem]:
         >>> cases_from_adk({"eval_cases": [{"conversation": []}]}, "x.evalset.json")[0].reason
         'eval case without an eval_id'
     """
+    if criterion is None:
+        criterion = TrajectoryCriterion()
     return [
-        item if isinstance(item, ReadProblem) else _case(item) for item in _eval_cases(data, source)
+        item if isinstance(item, ReadProblem) else _case(item, criterion)
+        for item in _eval_cases(data, source)
     ]
+
+
+def load_adk_cases(path: str | Path) -> list[Case | ReadProblem]:
+    """The cases of an ADK eval set file, with the criterion of the `test_config.json` beside it.
+
+    Never raises: a file that cannot be read or parsed is one `ReadProblem`; an invalid
+    `test_config.json` is a `ReadProblem` naming the file and the field, and every case of
+    the set then carries it as `trajectory_problem` (its trajectory cannot be checked as the
+    set asks), while its answer can still be scored.
+
+    Args:
+        path: An `.evalset.json` or `.test.json` file.
+
+    Returns:
+        Problems with the config first, then a `Case` per eval case and a `ReadProblem` per
+        unusable one, in file order.
+
+    Example:
+        >>> import json, tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "test_config.json").write_text(json.dumps({"criteria": {
+        ...     "tool_trajectory_avg_score": {"threshold": 0.5, "match_type": "IN_ORDER"}}}))
+        >>> _ = (folder / "dice.test.json").write_text(json.dumps([{"query": "Roll",
+        ...     "expected_tool_use": [{"tool_name": "roll", "tool_input": {}}]}]))
+        >>> case = load_adk_cases(folder / "dice.test.json")[0]
+        >>> case.id, case.trajectory_mode, case.trajectory_threshold, case.expected_turns
+        ('dice', 'IN_ORDER', 0.5, [[{'name': 'roll', 'args': {}}]])
+    """
+    source = str(path)
+    data = read_bytes(source)
+    if isinstance(data, ReadProblem):
+        return [data]
+    if not data or data.isspace():
+        return [ReadProblem(source, "empty file")]
+    value, reason = parse_json(data)
+    if reason is not None:
+        return [ReadProblem(source, reason)]
+    criterion = _criterion_beside(source)
+    found: list[Case | ReadProblem] = [criterion] if isinstance(criterion, ReadProblem) else []
+    return found + cases_from_adk(value, source, criterion)
+
+
+def _criterion_beside(source: str) -> TrajectoryCriterion | ReadProblem | None:
+    """The criterion of the `test_config.json` in the folder of `source`; None without one."""
+    config_path = os.path.join(os.path.dirname(source), CONFIG_FILE)  # noqa: PTH118, PTH120
+    if not os.path.isfile(config_path):  # noqa: PTH113
+        return None
+    data = read_bytes(config_path)
+    if isinstance(data, ReadProblem):
+        return data
+    value, reason = parse_json(data)
+    if reason is not None:
+        return ReadProblem(config_path, reason)
+    return trajectory_criterion(value, config_path)
 
 
 # --- eval sets -----------------------------------------------------------------------------
@@ -120,7 +201,8 @@ class _Invocation:
     user: str | None = None
     final: str | None = None
     calls: list[ToolCall] = field(default_factory=list)
-    node: str | None = None
+    authors: list[str | None] = field(default_factory=list)
+    """The agent that made each call, when the file records it (invocation events)."""
     usage: Usage = field(default_factory=Usage)
     duration_ms: float | None = None
     model: str | None = None
@@ -257,7 +339,6 @@ def _read_tool_uses(intermediate: dict[str, Any], invocation: _Invocation) -> No
 
 
 def _read_events(events: list[Any], invocation: _Invocation) -> None:
-    authors: set[str] = set()
     for event in events:
         if not isinstance(event, dict):
             continue
@@ -276,14 +357,10 @@ def _read_events(events: list[Any], invocation: _Invocation) -> None:
             call = _get(part, "function_call", "functionCall")
             if isinstance(call, dict):
                 invocation.calls.append(_call(call))
-                if isinstance(author, str):
-                    authors.add(author)
+                invocation.authors.append(author if isinstance(author, str) and author else None)
             response = _get(part, "function_response", "functionResponse")
             if isinstance(response, dict):
                 _answer(invocation.calls, response)
-    # A step has one node; calls by several agents in one invocation leave it unknown.
-    if len(authors) == 1:
-        invocation.node = authors.pop()
 
 
 def _call(raw: dict[str, Any]) -> ToolCall:
@@ -325,17 +402,8 @@ def _gemini_usage(usage: dict[str, Any]) -> Usage:
 def _trajectory(case: _EvalCase) -> Trajectory:
     steps: list[Step] = []
     messages: list[Message] = []
-    for invocation in case.invocations:
-        steps.append(
-            Step(
-                index=len(steps),
-                text=invocation.final,
-                tool_calls=invocation.calls,
-                usage=invocation.usage,
-                duration_ms=invocation.duration_ms,
-                node=invocation.node,
-            )
-        )
+    for turn, invocation in enumerate(case.invocations):
+        steps.extend(_turn_steps(invocation, turn, len(steps)))
         if invocation.user is not None:
             messages.append(Message(role="user", content=invocation.user))
         if invocation.calls:
@@ -366,7 +434,22 @@ def _trajectory(case: _EvalCase) -> Trajectory:
     )
 
 
-def _case(case: _EvalCase) -> Case:
+def _turn_steps(invocation: _Invocation, turn: int, start: int) -> list[Step]:
+    """One step per call of the invocation (one without calls if it made none); the last
+    holds what belongs to the whole invocation: its final response, usage and duration."""
+    authors = invocation.authors or [None] * len(invocation.calls)
+    steps = [
+        Step(index=start + k, tool_calls=[call], node=author, turn=turn)
+        for k, (call, author) in enumerate(zip(invocation.calls, authors, strict=True))
+    ] or [Step(index=start, turn=turn)]
+    last = steps[-1]
+    last.text = invocation.final
+    last.usage = invocation.usage
+    last.duration_ms = invocation.duration_ms
+    return steps
+
+
+def _case(case: _EvalCase, criterion: TrajectoryCriterion | ReadProblem) -> Case:
     metadata: dict[str, Any] = {}
     if case.eval_set_id is not None:
         metadata["eval_set_id"] = case.eval_set_id
@@ -374,20 +457,25 @@ def _case(case: _EvalCase) -> Case:
         metadata["turns"] = [
             {"user": inv.user, "expected_answer": inv.final} for inv in case.invocations
         ]
-    return Case(
+    turns = [
+        [{"name": call.name, "args": call.args} for call in inv.calls] for inv in case.invocations
+    ]
+    found = Case(
         id=case.eval_id,
         question=_first_user(case),
         expected_answer=_last_final(case),
-        # Invocations without tool calls are left out: a trajectory check compares calls, and
-        # an empty step would only shift the step positions it reports.
-        expected_trajectory=[
-            [{"name": call.name, "args": call.args} for call in inv.calls]
-            for inv in case.invocations
-            if inv.calls
-        ],
+        expected_trajectory=[call for turn in turns for call in turn],
+        expected_turns=turns,
         source=case.source,
         metadata=metadata,
     )
+    if isinstance(criterion, ReadProblem):
+        found.trajectory_problem = f"{criterion.source}: {criterion.reason}"
+    else:
+        found.trajectory_mode = criterion.match_type
+        found.trajectory_args = "ignore" if criterion.ignore_args else "exact"
+        found.trajectory_threshold = criterion.threshold
+    return found
 
 
 def _first_user(case: _EvalCase) -> str | None:

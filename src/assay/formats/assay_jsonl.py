@@ -10,7 +10,8 @@ reader as runs saved by the AssetOpsBench harness:
      "tokens_in", "tokens_out", "duration_ms"}
 
 Reading a written line back with `assay.formats.read_run_file` gives the same steps, calls,
-arguments, results, token usage and nodes. `tokens_in` / `tokens_out` are written only when
+arguments, results, token usage, nodes and conversation turns (`"conversation_turn"`, written
+for steps that have one). `tokens_in` / `tokens_out` are written only when
 the steps carry no token counts (the reader uses them only then); `duration_ms` is the run's.
 
 Values orjson cannot write (integers beyond 64 bits, tuples as keys, SDK objects, nesting
@@ -166,7 +167,7 @@ def _open_temporary(directory: str) -> tuple[str, Any]:
 
 
 def _turn(step: Step) -> dict[str, Any]:
-    return {
+    record = {
         "text": step.text,
         "tool_calls": [
             {"name": call.name, "input": call.args, "id": call.call_id, "output": call.result}
@@ -177,6 +178,9 @@ def _turn(step: Step) -> dict[str, Any]:
         "duration_ms": step.duration_ms,
         "node": step.node,
     }
+    if step.turn is not None:  # the conversation turn (`Step.turn`), for formats with turns
+        record["conversation_turn"] = step.turn
+    return record
 
 
 def _writable_record(record: dict[str, Any]) -> dict[str, Any]:

@@ -451,6 +451,7 @@ def _turn(turn: dict[str, Any], index: int) -> Step:
             if call is not None:
                 calls.append(call)
     node = turn.get("node")
+    conversation = turn.get("conversation_turn")  # written by assay_jsonl for `Step.turn`
     return Step(
         index=index,
         text=text,
@@ -459,6 +460,7 @@ def _turn(turn: dict[str, Any], index: int) -> Step:
         duration_ms=_duration_of(turn),
         # The agent or graph node that took the turn (multi-agent runs); only text names one.
         node=node if isinstance(node, str) else None,
+        turn=conversation if type(conversation) is int and conversation >= 0 else None,
     )
 
 

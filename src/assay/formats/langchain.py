@@ -12,7 +12,8 @@ LangChain:
   "id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": {...}}`.
 
 A LangGraph state (`{"messages": [...]}`) is accepted as well. In a multi-agent graph each AI
-message's `name` is the agent that wrote it; it becomes `Step.node`.
+message's `name` is the agent that wrote it; it becomes `Step.node`. A step's `turn` counts the
+human messages before it (from 0), so a multi-turn chat can be checked turn by turn.
 
 Example:
     >>> run = trajectory_from_langchain_messages([
@@ -144,6 +145,7 @@ def trajectory_from_langchain_messages(
         ),
         model=model if model is not None else first_text(get_field(wrapper, "model")),
         source=source,
+        turns=True,
     )
 
 

@@ -74,8 +74,10 @@ def trajectory_from_openai_messages(
     the raw string. `Trajectory.messages` holds every message as a `Message`.
 
     `question` is the text of the first user message; `answer` is the text of the last
-    assistant message that has any (None when none has). An assistant message's `name` (the
-    speaker in a multi-agent chat) becomes `Step.node`.
+    assistant message that has any (None when none has). Each step's `turn` counts the user
+    messages before it (from 0; steps before the first user message are in turn 0). An
+    assistant message's `name` is not a node: OpenAI's `name` only tells participants apart,
+    so it would make identical calls differ by who was named.
 
     Nothing here raises on bad input: an item that is not a message (None, a number, a message
     without a text `role`) is skipped, a call without a name is kept with name `""`, and input
@@ -115,6 +117,7 @@ def trajectory_from_openai_messages(
         model=model if model is not None else exchange.model,
         usage=exchange.usage,
         source=source,
+        turns=True,
     )
 
 
@@ -188,8 +191,8 @@ def openai_item(
 ) -> ChatItem | None:
     """One OpenAI-style message as a `ChatItem`, or None when it is not a message.
 
-    `node`, when given, names the agent whose history this is and wins over the message's own
-    `name`. Shared with the other readers in `assay.formats`; not re-exported.
+    `node`, when given, names the agent whose history this is (the message's own `name` is
+    never a node). Shared with the other readers in `assay.formats`; not re-exported.
     """
     if message is None or isinstance(message, _PLAIN):
         return None
@@ -207,13 +210,12 @@ def openai_item(
         if text is None:
             refusal = get_field(message, "refusal")
             text = refusal if isinstance(refusal, str) else None
-        name = get_field(message, "name")
         return ChatItem(
             role="assistant",
             text=text,
             calls=calls,
             usage=usage_of(get_field(message, "usage")),
-            node=node if node is not None else (name if isinstance(name, str) else None),
+            node=node,
             model=first_text(get_field(message, "model")),
             scope=scope,
         )
@@ -313,6 +315,7 @@ def chat_trajectory(
     model: str | None = None,
     usage: Usage | None = None,
     source: str = "",
+    turns: bool = False,
 ) -> Trajectory:
     """Build a `Trajectory` from chat items in conversation order.
 
@@ -322,6 +325,9 @@ def chat_trajectory(
     name (or no name), or simply the first when the result names no tool. A result that
     answers no call stays in `messages` only. `question` is the first user text, `answer` the last
     non-blank assistant text. `usage` is the steps' sum, or `usage` when the steps carry none.
+    With `turns`, each step's `turn` is the number of user items before it, less one (steps
+    before the first user item are in turn 0): for a single conversation, not for merged
+    histories, whose user items are other agents' requests.
 
     Shared with the other readers in `assay.formats`; not re-exported.
     """
@@ -331,6 +337,7 @@ def chat_trajectory(
     answer: str | None = None
     seen_model: str | None = None
     open_calls = _OpenCalls()
+    users = 0
     for item in items:
         if item.role == "assistant":
             steps.append(
@@ -340,6 +347,7 @@ def chat_trajectory(
                     tool_calls=item.calls,
                     usage=item.usage if item.usage is not None else Usage(),
                     node=item.node,
+                    turn=max(users - 1, 0) if turns else None,
                 )
             )
             # The message shares the step's calls (results show in both), not its list.
@@ -360,6 +368,8 @@ def chat_trajectory(
                 call_id = call.call_id
             messages.append(Message(role="tool", content=item.text, tool_call_id=call_id))
         else:
+            if item.role == "user":
+                users += 1
             if question is None and item.role == "user" and item.text and item.text.strip():
                 question = item.text
             messages.append(Message(role=item.role, content=item.text))

@@ -5,15 +5,18 @@ Two layouts are in use and both are read:
 - Scenario folders: `scenario_<id>/` (or `scenario-<id>/`) holding `groundtruth.txt` (the
   expected answer as text), optionally `question.txt`, `groundtruth_eval.json` (per-key
   answer rules) and `expected_trajectory.json` (the expected steps as a list, or an object
-  with `expected_trajectory`, `expected_tools`, `mode`, `args` and `overrides`); a folder with
-  only `expected_trajectory.json` is a scenario for trajectory checks.
+  with `expected_trajectory` (or `steps`), `expected_tools`, `expected_turns` (or `turns`),
+  `mode`, `args`, `overrides` and `threshold`); a folder with only `expected_trajectory.json`
+  is a scenario for trajectory checks.
 - Scenario files: `.json` (a list of scenario objects, an object with a `"scenarios"` list, or
   one scenario object) and `.jsonl` (one scenario object per line); evaluator-catalog files
-  (`.yaml` / `.yml`, or `.json` with `"jobs"`) are read by `assay.formats.catalog`. A
-  scenario object has `id`, `text`, `expected_answer`, `characteristic_form`, `type`,
-  `category`, `scoring_method`, `groundtruth_eval`, `expected_tools` and
-  `expected_trajectory`; any other field (such as `trajectory_mode`, `trajectory_args` and
-  `trajectory_overrides`) is kept in `Case.metadata`.
+  (`.yaml` / `.yml`, or `.json` with `"jobs"`) are read by `assay.formats.catalog`; Google
+  ADK eval sets (`*.evalset.json`, `*.test.json`, with the `test_config.json` beside them) by
+  `assay.formats.adk`. A scenario object has `id`, `text`, `expected_answer`,
+  `characteristic_form`, `type`, `category`, `scoring_method`, `groundtruth_eval`, and the
+  trajectory expectation `expected_tools`, `expected_trajectory`, `expected_turns`,
+  `trajectory_mode`, `trajectory_args`, `trajectory_overrides` and `trajectory_threshold`
+  (the `Case` fields of those names); any other field is kept in `Case.metadata`.
 
 Cases are keyed by `scenario_key` so that runs written with `11`, `"011"` or `"scenario_11"`
 all find scenario 11. As everywhere at the edge, bad input becomes a `ReadProblem` and loading
@@ -35,6 +38,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from assay._jsonable import json_type
+from assay.formats._adk_criteria import CONFIG_FILE as ADK_CONFIG_FILE
+from assay.formats._scenario_trajectory import FIELDS as TRAJECTORY_FIELDS
+from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
+from assay.formats.adk import load_adk_cases
 from assay.formats.assetopsbench import (
     ReadProblem,
     id_text,
@@ -57,10 +64,8 @@ QUESTION_FILE = "question.txt"
 RULES_FILE = "groundtruth_eval.json"
 TRAJECTORY_FILE = "expected_trajectory.json"
 
-TRAJECTORY_ERROR = "trajectory_error"
-"""Metadata key set on a case whose expected tools or trajectory could not be used."""
-TRAJECTORY_OPTIONS = ("trajectory_mode", "trajectory_args", "trajectory_overrides")
-"""Per-scenario options of the trajectory check, kept in metadata under these names."""
+ADK_SUFFIXES = (".evalset.json", ".test.json")
+"""Google ADK eval sets, read as cases by `assay.formats.adk`."""
 
 ANSWER_RULES_ERROR = "answer_rules_error"
 """Metadata key set on a case whose answer rules could not be used, with the reason."""
@@ -77,8 +82,7 @@ _CASE_FIELDS = frozenset(
         "category",
         "scoring_method",
         "groundtruth_eval",
-        "expected_tools",
-        "expected_trajectory",
+        *TRAJECTORY_FIELDS,
     }
 )
 
@@ -307,6 +311,8 @@ def _load_dir(root: Path) -> Iterator[Case | _FoundFolder | ReadProblem]:
             for name in filenames
             if not name.startswith(".") and name.lower().endswith(_SCENARIO_SUFFIXES)
         }
+        if ADK_CONFIG_FILE in files and any(n.lower().endswith(ADK_SUFFIXES) for n in files):
+            files.discard(ADK_CONFIG_FILE)  # read with the ADK eval sets beside it
         names = [name for name in dirnames if not name.startswith(".")]
         names.extend(files)
         names.sort(key=_natural_key)
@@ -392,14 +398,11 @@ def _load_folder(
     # by its read rather than skipped.
     source = os.fspath(folder)
     metadata: dict[str, Any] = {}
-    expected_tools: list[str] | None = None
-    expected_trajectory: Any = None
+    expectation = Expectation()
     trajectory_path = _inside(source, TRAJECTORY_FILE)
     has_trajectory = os.access(trajectory_path, os.F_OK)
     if has_trajectory:
-        expected_tools, expected_trajectory = _read_trajectory_file(
-            trajectory_path, metadata, problems
-        )
+        expectation = _read_trajectory_file(trajectory_path, problems)
 
     groundtruth_path = _inside(source, GROUNDTRUTH_FILE)
     expected: str | None = None
@@ -428,16 +431,15 @@ def _load_folder(
         else:
             answer_rules = rules
 
-    return Case(
+    case = Case(
         id=folder_id,
         question=question,
         expected_answer=expected,
         answer_rules=answer_rules,
-        expected_tools=expected_tools,
-        expected_trajectory=expected_trajectory,
         source=source,
         metadata=metadata,
     )
+    return expectation.apply(case)
 
 
 def _inside(folder: str, name: str) -> str:
@@ -445,13 +447,12 @@ def _inside(folder: str, name: str) -> str:
     return f"{folder}{os.sep}{name}"
 
 
-def _read_trajectory_file(
-    path: str, metadata: dict[str, Any], problems: list[ReadProblem]
-) -> tuple[list[str] | None, Any]:
-    """Expected tools and trajectory from `expected_trajectory.json`.
+def _read_trajectory_file(path: str, problems: list[ReadProblem]) -> Expectation:
+    """The trajectory expectation in `expected_trajectory.json`.
 
-    The file holds the expected steps (a list), or an object with `expected_trajectory` (or
-    `steps`), `expected_tools`, and the check's `mode`, `args` and `overrides`.
+    The file holds the expected steps (a list), or an object with the scenario fields of the
+    expectation, or their shorter names (`steps`, `turns`, `mode`, `args`, `overrides`,
+    `threshold`).
     """
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
@@ -459,53 +460,19 @@ def _read_trajectory_file(
         reason: str | None = data.reason
     else:
         value, reason = parse_json(data)
+    if reason is None and not isinstance(value, list | dict):
+        reason = f"expected a list of steps or an object, got {json_type(value)}"
     if reason is not None:
         problems.append(ReadProblem(path, reason))
-        metadata[TRAJECTORY_ERROR] = f"{TRAJECTORY_FILE}: {reason}"
-        return None, None
+        return Expectation(problem=f"{TRAJECTORY_FILE}: {reason}")
     if isinstance(value, list):
         value = {"expected_trajectory": value}
-    elif isinstance(value, dict):
-        value = dict(value)
-        if "steps" in value and "expected_trajectory" not in value:
-            value["expected_trajectory"] = value.pop("steps")
-        for short in ("mode", "args", "overrides"):
-            if short in value:
-                value[f"trajectory_{short}"] = value.pop(short)
     else:
-        reason = f"expected a list of steps or an object, got {json_type(value)}"
-        problems.append(ReadProblem(path, reason))
-        metadata[TRAJECTORY_ERROR] = f"{TRAJECTORY_FILE}: {reason}"
-        return None, None
-    for option in TRAJECTORY_OPTIONS:
-        if option in value:
-            metadata[option] = value[option]
-    return _trajectory_fields(value, path, metadata, problems)
-
-
-def _trajectory_fields(
-    obj: dict[str, Any], source: str, metadata: dict[str, Any], problems: list[ReadProblem]
-) -> tuple[list[str] | None, Any]:
-    """`expected_tools` (a list of names) and `expected_trajectory` (a list) of a scenario.
-
-    A field of the wrong shape is a problem and leaves the case without it, with the reason
-    in its metadata, so that a trajectory scorer reports it instead of passing on nothing.
-    """
-    tools = obj.get("expected_tools")
-    if tools is not None and not (
-        isinstance(tools, list) and all(isinstance(name, str) for name in tools)
-    ):
-        reason = f"expected_tools must be a list of tool names, got {json_type(tools)}"
-        problems.append(ReadProblem(source, reason))
-        metadata[TRAJECTORY_ERROR] = reason
-        tools = None
-    steps = obj.get("expected_trajectory")
-    if steps is not None and not isinstance(steps, list | dict):
-        reason = f"expected_trajectory must be a list of steps, got {json_type(steps)}"
-        problems.append(ReadProblem(source, reason))
-        metadata[TRAJECTORY_ERROR] = reason
-        steps = None
-    return tools, steps
+        value = dict(value)
+        for short, full in SHORT_NAMES.items():
+            if short in value and full not in value:
+                value[full] = value.pop(short)
+    return read_expectation(value, path, problems)
 
 
 def _read_question(folder: str | Path, problems: list[ReadProblem]) -> str | None:
@@ -551,6 +518,9 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
     if path.suffix.lower() in _CATALOG_SUFFIXES:
         yield from _catalog(path)
         return
+    if path.name.lower().endswith(ADK_SUFFIXES):
+        yield from load_adk_cases(source)
+        return
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
         yield data
@@ -578,6 +548,14 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
         return
     if isinstance(value, dict) and "jobs" in value:
         yield from _catalog(path)
+        return
+    if path.name == ADK_CONFIG_FILE and isinstance(value, dict) and "criteria" in value:
+        yield ReadProblem(
+            source,
+            f"an ADK {ADK_CONFIG_FILE} holds the criteria of the eval sets beside it "
+            "(*.evalset.json, *.test.json), not scenarios; it is read with those eval sets "
+            "(give them, or their folder)",
+        )
         return
     if isinstance(value, dict) and "scenarios" in value:
         items = value["scenarios"]
@@ -649,10 +627,10 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         metadata[ANSWER_RULES_ERROR] = reason
 
     found: list[ReadProblem] = []
-    expected_tools, expected_trajectory = _trajectory_fields(obj, source, metadata, found)
+    expectation = read_expectation(obj, source, found)
     yield from found
 
-    yield Case(
+    case = Case(
         id=case_id,
         question=question,
         expected_answer=obj.get("expected_answer"),
@@ -661,11 +639,10 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         category=_text_field(obj, "category", metadata),
         scoring_method=_text_field(obj, "scoring_method", metadata),
         answer_rules=answer_rules,
-        expected_tools=expected_tools,
-        expected_trajectory=expected_trajectory,
         source=source,
         metadata=metadata,
     )
+    yield expectation.apply(case)
 
 
 def _text_field(obj: dict[str, Any], key: str, metadata: dict[str, Any]) -> str | None:

@@ -4,8 +4,16 @@ A scenario's `expected_trajectory` is checked with `assay.check_trajectory` in t
 own `trajectory_mode` / `trajectory_args` / `trajectory_overrides` when it names them, else in
 the scorer's (default: `strict`, arguments `superset`). A scenario with only `expected_tools`
 (names that must be called, in any order, with any arguments) is checked in `superset` mode
-with arguments ignored. `score` is the check's partial credit, `passed` whether it passed;
-`details` lists the matched, missing and unexpected calls.
+with arguments ignored. `score` is the check's partial credit, `passed` whether it passed (or,
+with a `trajectory_threshold`, whether the score reaches it); `details` lists the matched,
+missing and unexpected calls.
+
+When the scenario gives `expected_turns` (as ADK eval sets do), the run records turns
+(`Step.turn`) and the mode is one of ADK's match types (`EXACT`, `IN_ORDER`, `ANY_ORDER`), the
+run is checked turn by turn as ADK does (`assay.trajectory.turns`): a verdict per turn, the
+score their mean, passing at `trajectory_threshold` (default 1.0). Otherwise the match types
+are aliases of the flat modes, and expected turns without an `expected_trajectory` are checked
+as all their calls in order.
 
 Example:
     >>> from assay.records import Case, Step, ToolCall, Trajectory
@@ -18,6 +26,12 @@ Example:
     (False, 0.667)
     >>> score.rationale.split(";")[0]
     'expected step 1 (check_policy) not found anywhere in the run'
+    >>> turned = Trajectory(steps=[Step(0, tool_calls=[ToolCall("process_refund")], turn=0),
+    ...                            Step(1, tool_calls=[ToolCall("lookup_order")], turn=0)])
+    >>> case = Case(id="7", expected_turns=[["lookup_order", "process_refund"]],
+    ...             trajectory_mode="EXACT")
+    >>> trajectory()(case, turned).value
+    0.0
 """
 
 from __future__ import annotations
@@ -28,12 +42,9 @@ from typing import Any
 from assay.records import Case, Trajectory
 from assay.results import Score
 from assay.scorers.registry import Scorer, register_scorer
-from assay.trajectory import TrajectoryChecker
+from assay.trajectory import TrajectoryChecker, TurnsChecker, match_type_of, turns_of
 
 NAME = "trajectory"
-
-_MODE, _ARGS, _OVERRIDES = "trajectory_mode", "trajectory_args", "trajectory_overrides"
-_ERROR = "trajectory_error"
 
 
 @register_scorer(NAME)
@@ -57,36 +68,67 @@ def trajectory(
     default = TrajectoryChecker(mode=mode, args=args, overrides=overrides)
     names_only = TrajectoryChecker(mode="superset", args="ignore")
     checkers: dict[tuple[str, str, str], TrajectoryChecker] = {}
+    turn_checkers: dict[tuple[str, str, str, float | None], TurnsChecker] = {}
+
+    def options(case: Case) -> tuple[str, str, Mapping[str, Any] | None]:
+        return (
+            case.trajectory_mode if case.trajectory_mode is not None else mode,
+            case.trajectory_args if case.trajectory_args is not None else args,
+            case.trajectory_overrides if case.trajectory_overrides is not None else overrides,
+        )
 
     def checker_for(case: Case) -> TrajectoryChecker:
-        meta = case.metadata
-        if not any(key in meta for key in (_MODE, _ARGS, _OVERRIDES)):
+        if (
+            case.trajectory_mode is None
+            and case.trajectory_args is None
+            and case.trajectory_overrides is None
+        ):
             return default
-        key = (str(meta.get(_MODE, mode)), str(meta.get(_ARGS, args)), repr(meta.get(_OVERRIDES)))
+        case_mode, case_args, case_overrides = options(case)
+        key = (case_mode, case_args, repr(case_overrides))
         found = checkers.get(key)
         if found is None:
-            scenario_overrides = meta.get(_OVERRIDES, overrides)
-            if scenario_overrides is not None and not isinstance(scenario_overrides, Mapping):
-                kind = type(scenario_overrides).__name__
-                raise ValueError(f"trajectory_overrides must be an object, got {kind}")
-            found = TrajectoryChecker(mode=key[0], args=key[1], overrides=scenario_overrides)
+            found = TrajectoryChecker(mode=case_mode, args=case_args, overrides=case_overrides)
             checkers[key] = found
         return found
 
-    def score(case: Case, run: Trajectory) -> Score:
-        error = case.metadata.get(_ERROR)
-        if error:
-            return Score.error(
-                NAME, f"unusable trajectory expectation: {error}", {"reason": "bad_expectation"}
+    def turns_checker_for(case: Case) -> TurnsChecker:
+        case_mode, case_args, case_overrides = options(case)
+        key = (case_mode, case_args, repr(case_overrides), case.trajectory_threshold)
+        found = turn_checkers.get(key)
+        if found is None:
+            found = TurnsChecker(
+                match_type=case_mode,
+                args=case_args,
+                overrides=case_overrides,
+                threshold=case.trajectory_threshold,
             )
-        if case.expected_trajectory is not None:
-            expected, source = case.expected_trajectory, "expected_trajectory"
+            turn_checkers[key] = found
+        return found
+
+    def score(case: Case, run: Trajectory) -> Score:
+        if case.trajectory_problem:
+            return Score.error(
+                NAME,
+                f"unusable trajectory expectation: {case.trajectory_problem}",
+                {"reason": "bad_expectation"},
+            )
+        flat_because: str | None = None
+        if case.expected_turns is not None and match_type_of(options(case)[0]) is not None:
+            run_turns = turns_of(run)
+            if run_turns is not None:
+                return _by_turn(case, run_turns)
+            flat_because = "the run records no turns"
+        if case.expected_trajectory is not None or case.expected_turns is not None:
+            if case.expected_trajectory is not None:
+                expected, source = case.expected_trajectory, "expected_trajectory"
+            else:  # turns, but a run without them: all the expected calls, in order
+                expected = [call for turn in case.expected_turns or () for call in turn]
+                source = "expected_turns"
             try:
                 checker = checker_for(case)
             except ValueError as exc:
-                return Score.error(
-                    NAME, f"invalid trajectory options: {exc}", {"reason": "bad_options"}
-                )
+                return _bad_options(exc)
         elif case.expected_tools is not None:
             expected, source, checker = case.expected_tools, "expected_tools", names_only
         else:
@@ -102,12 +144,44 @@ def trajectory(
                 NAME, f"{source} is not a trajectory: {exc}", {"reason": "bad_expectation"}
             )
         details = {"expectation": source, **result.to_details()}
+        if flat_because is not None:  # say why the match type was not applied turn by turn
+            details["by_turn"] = False
+            details["flat_because"] = flat_because
         rationale = result.reason or _passed_rationale(result.mode, len(result.matched))
+        passed = result.passed
+        threshold = case.trajectory_threshold if source != "expected_tools" else None
+        if threshold is not None:
+            passed = result.score >= threshold
+            details["threshold"] = threshold
+            verdict = ">=" if passed else "<"
+            rationale += f" (score {result.score:.3g} {verdict} threshold {threshold:g})"
+        return Score.scored(NAME, result.score, passed=passed, rationale=rationale, details=details)
+
+    def _by_turn(case: Case, run_turns: list[Any]) -> Score:
+        try:
+            checker = turns_checker_for(case)
+        except ValueError as exc:
+            return _bad_options(exc)
+        try:
+            result = checker(case.expected_turns or [], run_turns)
+        except TypeError as exc:
+            return Score.error(
+                NAME, f"expected_turns is not a list of turns: {exc}", {"reason": "bad_expectation"}
+            )
+        details = {"expectation": "expected_turns", **result.to_details()}
         return Score.scored(
-            NAME, result.score, passed=result.passed, rationale=rationale, details=details
+            NAME,
+            result.score,
+            passed=result.passed,
+            rationale=result.reason or result.tally(),
+            details=details,
         )
 
     return score
+
+
+def _bad_options(exc: ValueError) -> Score:
+    return Score.error(NAME, f"invalid trajectory options: {exc}", {"reason": "bad_options"})
 
 
 _PASSED = {

@@ -6,6 +6,9 @@ Example:
     ...                  ["lookup_order", "check_refund_policy", "process_refund", "send_email"],
     ...                  mode="subsequence").passed
     True
+
+Runs and expectations recorded turn by turn (ADK invocations, chat turns) are checked turn by
+turn with `check_turns` (see `assay.trajectory.turns`).
 """
 
 from assay.trajectory.args import ArgsRule
@@ -19,8 +22,10 @@ from assay.trajectory.spec import (
     Mode,
     StepType,
     TrajectoryStep,
+    match_type_of,
     resolve_mode,
 )
+from assay.trajectory.turns import TurnsChecker, TurnsMatch, TurnVerdict, check_turns, turns_of
 
 __all__ = [
     "ARGS_MODES",
@@ -33,7 +38,13 @@ __all__ = [
     "TrajectoryChecker",
     "TrajectoryMatch",
     "TrajectoryStep",
+    "TurnVerdict",
+    "TurnsChecker",
+    "TurnsMatch",
     "check_trajectory",
+    "check_turns",
+    "match_type_of",
     "resolve_mode",
     "to_steps",
+    "turns_of",
 ]

@@ -6,7 +6,7 @@ explain a result. A check usually needs only the number of calls that pair up, a
 counted here straight from the messages, on plain `(name, arguments)` tuples, with the same
 rules (`assay.trajectory.match`): the same name, then arguments given nowhere or identical as
 text match at once, otherwise both are parsed as JSON and compared in the argument mode.
-Anything this does not read exactly as the general path would (a named agent, LangChain
+Anything this does not read exactly as the general path would (LangChain
 shapes, legacy function calls, arguments that are not text, odd items) makes `plain_calls`
 return None, and the general path checks that pair instead. Explanations always come from
 the general path.
@@ -42,9 +42,10 @@ from assay.trajectory.normalize import Call, Steps
 PlainCall = tuple[str, str | None]
 
 _SKIPPED_ROLES = frozenset({"user", "tool", "system", "developer", "function"})
-_GENERAL_ONLY = frozenset({"name", "additional_kwargs", "lc", "function_call"})
-"""Keys of an assistant message that the general reader gives a meaning to: an agent's node,
-LangChain's shapes, a legacy function call."""
+_GENERAL_ONLY = frozenset({"additional_kwargs", "lc", "function_call"})
+"""Keys of an assistant message that the general reader gives a meaning to: LangChain's
+shapes, a legacy function call. (An OpenAI message's `name` names a participant, not a node,
+so it means nothing to either reader.)"""
 
 
 def plain_calls(messages: Any, ends: list[int] | None = None) -> list[PlainCall] | None:

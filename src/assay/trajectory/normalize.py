@@ -197,8 +197,10 @@ def _is_message(item: Any) -> bool:
 def _from_messages(messages: Iterable[Any]) -> Steps:
     """One step per assistant message with tool calls; the rest says nothing about calls.
 
-    An assistant message that names its agent (`name`, as LangGraph's multi-agent messages
-    do) enters that node; entering a node is a step of its own, before the calls made in it.
+    A LangChain / LangGraph AI message that names its agent (`name`, as LangGraph's
+    multi-agent messages do) enters that node; entering a node is a step of its own, before
+    the calls made in it. An OpenAI-style message (keyed by `role`) enters no node: its
+    `name` only names a participant of the chat.
     """
     steps: Steps = []
     previous_node: str | None = None
@@ -214,7 +216,9 @@ def _from_messages(messages: Iterable[Any]) -> Steps:
                 if type(extra) is dict:
                     raw_calls = extra.get("tool_calls")
             function_call = None if raw_calls else message.get("function_call")
-            node = message.get("name")
+            # Only LangChain / LangGraph messages (keyed by `type`) name a node; an OpenAI
+            # message's `name` is a participant's name, which says nothing about the graph.
+            node = message.get("name") if "role" not in message else None
             if type(node) is not str or not node:
                 node = None
         else:
@@ -283,12 +287,13 @@ def _message_fields(message: Any) -> tuple[str, Any, Any, str | None] | None:
         if not raw_calls and isinstance(extra, Mapping):
             raw_calls = extra.get("tool_calls")
         function_call = message.get("function_call")
-        name = message.get("name")
+        name = message.get("name") if "role" not in message else None  # see _from_messages
     else:
+        langchain = isinstance(getattr(message, "type", None), str)
         kind = getattr(message, "type", None) or getattr(message, "role", None) or ""
         raw_calls = getattr(message, "tool_calls", None)
         function_call = getattr(message, "function_call", None)
-        name = getattr(message, "name", None)
+        name = getattr(message, "name", None) if langchain else None
     if not isinstance(kind, str):
         return None
     return kind, raw_calls, function_call, name if isinstance(name, str) and name else None

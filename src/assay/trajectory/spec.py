@@ -8,6 +8,8 @@ Example:
     <StepType.NODE: 'node'>
     >>> resolve_mode(MatchType.IN_ORDER), resolve_mode("ANY_ORDER"), resolve_mode("strict")
     ('subsequence', 'superset', 'strict')
+    >>> match_type_of("in-order"), match_type_of("strict")
+    (<MatchType.IN_ORDER: 'IN_ORDER'>, None)
 """
 
 from __future__ import annotations
@@ -38,7 +40,12 @@ ARGS_MODES: tuple[ArgsMode, ...] = ("exact", "ignore", "subset", "superset")
 
 
 class MatchType(StrEnum):
-    """The match types users know from other evaluation frameworks, as aliases of modes."""
+    """The match types of Google ADK's tool trajectory criterion.
+
+    On flat trajectories each is an alias of a mode. When both the expectation and the run
+    are recorded turn by turn, they compare turn by turn as ADK does instead (see
+    `assay.trajectory.turns`).
+    """
 
     EXACT = "EXACT"
     """Same steps, same order, same count: `strict`."""
@@ -96,6 +103,18 @@ class TrajectoryStep:
         return cls(StepType.TOOL, call.name, call)
 
 
+def match_type_of(mode: str | MatchType) -> MatchType | None:
+    """The `MatchType` a mode name spells (in ADK's spellings: any case, `-` or a space for
+    `_`), or None for an assay mode or an unknown name.
+
+    Example:
+        >>> match_type_of("any order"), match_type_of(MatchType.EXACT), match_type_of("subset")
+        (<MatchType.ANY_ORDER: 'ANY_ORDER'>, <MatchType.EXACT: 'EXACT'>, None)
+    """
+    text = str(mode).strip().upper().replace("-", "_").replace(" ", "_")
+    return MatchType(text) if text in _ALIASES else None
+
+
 def resolve_mode(mode: str | MatchType) -> Mode:
     """The canonical mode for a mode name or a `MatchType` alias.
 
@@ -105,7 +124,8 @@ def resolve_mode(mode: str | MatchType) -> Mode:
     text = str(mode)
     if text in MODES:
         return text
-    alias = _ALIASES.get(text.upper())
+    match_type = match_type_of(text)
+    alias = _ALIASES[match_type] if match_type is not None else None
     if alias is None:
         known = ", ".join([*MODES, *_ALIASES])
         raise ValueError(f"unknown trajectory mode {text!r}; use one of: {known}")
