@@ -45,7 +45,7 @@ from assay.formats.assetopsbench import (
 from assay.formats.ids import scenario_key
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.records import Case, Trajectory
-from assay.reports.aggregate import ResultFigures, SummaryBuilder
+from assay.reports.aggregate import PartFigures, ResultFigures, SummaryBuilder
 from assay.reports.files import write_temporary
 from assay.reports.json_report import ReportWriter, render
 from assay.reports.pricing import estimate_cost_usd
@@ -58,7 +58,14 @@ from assay.results import (
     Score,
     combine_scores,
 )
-from assay.scorers.registry import Scorer, UnknownScorerError, create_scorer
+from assay.scorers.registry import (
+    AsyncScorer,
+    Scorer,
+    UnknownScorerError,
+    create_scorer,
+    is_async_scorer,
+    scorer_spec,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +139,7 @@ def evaluate(
             scenarios.mark_answered(item.key)
         outcome, figures = item.outcome, item.figures
         if figures is not None:
+            scorers.note_used(figures.parts)  # from a worker process too
             assert item.report is not None and item.line is not None
             wanted = figures.run_id or figures.scenario_id
             # The report, its line and its count: all three or none, even on Ctrl-C.
@@ -192,6 +200,7 @@ def evaluate(
         finally:
             summary = builder.finish(problems.report(), interrupted=interrupted)
             summary.options = _options_report(options)
+            summary.scorers = scorers.specs()
             writer.write_summary(summary)
     return summary
 
@@ -519,6 +528,8 @@ class _Scorers:
     def __init__(self, options: Mapping[str, Mapping[str, Any]]) -> None:
         self._options = options
         self._built: dict[str, Scorer | str] = {}
+        self._used: dict[str, None] = {}
+        """Names of the scorers that scored a run, in the order first used."""
 
     def get(self, name: str) -> Scorer:
         """The scorer `name`, built on first use.
@@ -540,17 +551,38 @@ class _Scorers:
         return built
 
     def uses_models(self) -> bool:
-        """Whether scorers ask a model: one built so far has `score_async`, or one is
-        configured with a `model` (a scenario may name it later)."""
-        return any(hasattr(scorer, "score_async") for scorer in self._built.values()) or any(
-            "model" in options for options in self._options.values()
-        )
+        """Whether scorers ask a model: one built so far, or one given options (a scenario
+        may name it later), is declared `is_async`."""
+        return any(is_async_scorer(name) for name in {**self._built, **self._options})
+
+    def note_used(self, parts: Iterable[PartFigures]) -> None:
+        """Count the scorers of a result as used (a worker process's `_used` stays there)."""
+        for part in parts:
+            if part.reason not in ("unknown_scorer", "bad_ground_truth"):
+                self._used.setdefault(part.scorer)
+
+    def specs(self) -> list[dict[str, Any]]:
+        """What each scorer that scored a run ran with, in the order first used.
+
+        A name seen only as a score's own label (not a registered scorer) names nothing to
+        describe, and is left to the scores themselves.
+        """
+        found: list[dict[str, Any]] = []
+        for name in self._used:
+            if isinstance(self._built.get(name), str):
+                continue  # it could not be built: every run it was asked for says why
+            try:
+                found.append(dict(scorer_spec(name, self._options.get(name, {}))))
+            except (UnknownScorerError, TypeError):
+                continue
+        return found
 
     def score(self, name: str, case: Case, run: Trajectory) -> Score:
         try:
             scorer = self.get(name)
         except UnknownScorerError as exc:
             return Score.error(name, str(exc), {"reason": "unknown_scorer"})
+        self._used.setdefault(name)
         try:
             return scorer(case, run)
         except Exception as exc:  # a scorer bug must not lose the other runs' results
@@ -562,10 +594,11 @@ class _Scorers:
             scorer = self.get(name)
         except UnknownScorerError as exc:
             return Score.error(name, str(exc), {"reason": "unknown_scorer"})
-        judged = getattr(scorer, "score_async", None)
+        self._used.setdefault(name)
         try:
-            if judged is not None:
-                score: Score = await judged(case, run)
+            if is_async_scorer(name):
+                judged: AsyncScorer = scorer  # type: ignore[assignment]  # declared so
+                score: Score = await judged.score_async(case, run)
                 return score
             return scorer(case, run)
         except Exception as exc:  # a scorer bug must not lose the other runs' results

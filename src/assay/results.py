@@ -259,6 +259,9 @@ class RunSummary:
     options: dict[str, Any] = field(default_factory=dict)
     """What the evaluation was asked to do: inputs, reports directory, scorers, workers,
     red-flag thresholds (see `assay.schema.report.EvaluationOptions`)."""
+    scorers: list[dict[str, Any]] = field(default_factory=list)
+    """What ran: one `{"name", "options"}` per scorer that scored a run, in the order first
+    used, with every option as used (defaults included; secrets redacted)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -276,6 +279,7 @@ class RunSummary:
             "options": self.options,
             "runners": self.runners,
             "models": self.models,
+            "scorers": self.scorers,
             "totals": self.totals,
             "by_scenario_type": self.by_scenario_type,
             "by_runner_model": self.by_runner_model,

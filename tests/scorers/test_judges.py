@@ -363,8 +363,8 @@ def test_judge_options_are_checked_when_the_scorer_is_built() -> None:
         llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), num_samples=0)
     with pytest.raises(ValueError, match="aggregation"):
         llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), aggregation="max")
-    with pytest.raises(ValueError, match="unknown judge option"):
-        llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), temperature=1)
+    with pytest.raises(TypeError, match="temperature"):
+        llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), temperature=1)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="preset"):
         llm_judge(model=MODEL, client_factory=lambda: FakeClient(lambda r: {}), preset="x")
 

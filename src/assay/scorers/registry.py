@@ -17,13 +17,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from assay.records import Case, Trajectory
     from assay.results import Score
+    from assay.scorers.info import ScorerInfo, ScorerSpec
 
 Scorer = Callable[["Case", "Trajectory"], "Score"]
 """A scorer: pure, no I/O, returns a Score for one run against one case."""
@@ -31,9 +32,26 @@ Scorer = Callable[["Case", "Trajectory"], "Score"]
 ScorerFactory = Callable[..., Scorer]
 """Builds a scorer from keyword options."""
 
-_F = TypeVar("_F", bound=ScorerFactory)
+
+class AsyncScorer(Protocol):
+    """What a scorer declared with `is_async=True` is: a scorer that can also be awaited, so
+    that many runs wait for a model together."""
+
+    def __call__(self, case: Case, run: Trajectory, /) -> Score:
+        """Score one run, blocking until done."""
+
+    def score_async(self, case: Case, run: Trajectory, /) -> Awaitable[Score]:
+        """Score one run without blocking the event loop."""
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _REGISTRY: dict[str, ScorerFactory] = {}
+_ASYNC: set[str] = set()
+"""Names registered with `is_async=True`."""
+_INFO: dict[str, ScorerInfo] = {}
+"""`ScorerInfo` by name, read on first request."""
+
 _BUILTIN_MODULES = {
     "static_json": "assay.scorers.static_json",
     "trajectory": "assay.scorers.trajectory",
@@ -60,7 +78,7 @@ _BUILTIN_MODULES = {
     "composite": "assay.scorers.compose",
 }
 """Built-in scorers by name and the module that registers each; imported on first use, so
-that start-up stays fast."""
+that start-up stays fast (a test checks that this is exactly what the modules register)."""
 
 ENTRY_POINT_GROUP = "assay.scorers"
 
@@ -69,11 +87,26 @@ class UnknownScorerError(LookupError):
     """No scorer of that name is built in or installed."""
 
 
-def register_scorer(name: str) -> Callable[[_F], _F]:
-    """Register a scorer factory under `name` (a decorator)."""
+def register_scorer(name: str, *, is_async: bool = False) -> Callable[[_F], _F]:
+    """Register a scorer factory under `name` (a decorator).
+
+    The factory's keyword parameters are the scorer's options: give each a type annotation
+    and a default (or none, to make it required). `assay scorers` lists them and
+    `assay evaluate -S NAME.OPTION=VALUE` sets them.
+
+    Args:
+        name: The scorer's name, as `--scorer` and scenarios' `scoring_method` give it.
+        is_async: The scorers it builds ask a model: they have `score_async` (see
+            `AsyncScorer`), and the pipeline awaits many runs at once.
+    """
 
     def decorate(factory: _F) -> _F:
         _REGISTRY[name] = factory
+        _INFO.pop(name, None)
+        if is_async:
+            _ASYNC.add(name)
+        else:
+            _ASYNC.discard(name)
         return factory
 
     return decorate
@@ -97,6 +130,51 @@ def create_scorer(name: str, **options: Any) -> Scorer:
     return get_scorer_factory(name)(**options)
 
 
+def scorer_info(name: str) -> ScorerInfo:
+    """What the scorer `name` declares: its options with their types and defaults.
+
+    Raises:
+        UnknownScorerError: no such scorer.
+
+    Example:
+        >>> info = scorer_info("max_turns")
+        >>> info.is_async, [(o.name, o.type_name, o.default) for o in info.options]
+        (False, [('limit', 'int | None', None)])
+    """
+    found = _INFO.get(name)
+    if found is None:
+        from assay.scorers.info import read_info
+
+        factory = get_scorer_factory(name)
+        found = _INFO[name] = read_info(name, factory, is_async=name in _ASYNC)
+    return found
+
+
+def scorer_spec(name: str, options: Mapping[str, Any]) -> ScorerSpec:
+    """What the scorer `name` built with `options` runs with: `{"name", "options"}`, every
+    option included (defaults too), JSON-ready, secrets redacted.
+
+    Example:
+        >>> scorer_spec("tool_name_match", {"threshold": 0.5})
+        {'name': 'tool_name_match', 'options': {'threshold': 0.5, 'tools': None}}
+    """
+    return scorer_info(name).spec(options)
+
+
+def is_async_scorer(name: str) -> bool:
+    """Whether `name` is declared with `is_async=True` (False for an unknown name)."""
+    try:
+        get_scorer_factory(name)
+    except UnknownScorerError:
+        return False
+    return name in _ASYNC
+
+
+def builtin_scorers() -> list[str]:
+    """Names of the scorers that come with assay."""
+    return sorted(_BUILTIN_MODULES)
+
+
 def available_scorers() -> list[str]:
     """Names of every scorer that can be created."""
     from importlib.metadata import entry_points
@@ -106,6 +184,19 @@ def available_scorers() -> list[str]:
     return sorted(names)
 
 
+def all_scorers() -> tuple[list[ScorerInfo], dict[str, str]]:
+    """Every scorer that can be created, and the installed ones that could not be loaded
+    (name -> why), so that a broken plugin is reported rather than left out unsaid."""
+    infos: list[ScorerInfo] = []
+    problems: dict[str, str] = {}
+    for name in available_scorers():
+        try:
+            infos.append(scorer_info(name))
+        except Exception as exc:  # a broken plugin is reported, not fatal
+            problems[name] = f"{type(exc).__name__}: {exc}"
+    return infos, problems
+
+
 def _load_entry_point(name: str) -> None:
     from importlib.metadata import entry_points
 
@@ -113,3 +204,6 @@ def _load_entry_point(name: str) -> None:
         factory = ep.load()
         if name not in _REGISTRY:
             _REGISTRY[name] = factory
+            # A plugin that registered its factory under another name declared it there.
+            if any(f is factory for n, f in _REGISTRY.items() if n in _ASYNC):
+                _ASYNC.add(name)

@@ -1,0 +1,199 @@
+"""What a scorer declares: its options, read from its factory's keyword parameters.
+
+A scorer's options are its factory's parameters: each has a name, a type annotation and a
+default (or is required). `read_info` reads them once into a `ScorerInfo`, which lists them
+(`assay scorers`), checks option names, and records what a scorer ran with (`ScorerSpec`).
+
+Example:
+    >>> def shout(*, times: int = 1, word: str = "hi") -> None:
+    ...     '''Say the word, loudly.'''
+    >>> info = read_info("shout", shout)
+    >>> info.summary, [(o.name, o.type_name, o.default) for o in info.options]
+    ('Say the word, loudly.', [('times', 'int', 1), ('word', 'str', 'hi')])
+    >>> info.spec({"times": 3})
+    {'name': 'shout', 'options': {'times': 3, 'word': 'hi'}}
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from assay.scorers._describe import json_ready, type_name
+
+REQUIRED: Any = inspect.Parameter.empty
+"""The `default` of an option that must be given."""
+
+
+class ScorerSpec(TypedDict):
+    """What one scorer ran with, as the aggregate report records it."""
+
+    name: str
+    """The scorer's registered name."""
+
+    options: dict[str, Any]
+    """Every option's value as used, defaults included, JSON-ready (secrets redacted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionInfo:
+    """One option of a scorer: a keyword parameter of its factory."""
+
+    name: str
+    """The option's (parameter's) name."""
+
+    type: Any
+    """The annotated type, resolved (`Any` where the factory gives none)."""
+
+    default: Any = REQUIRED
+    """The default value, or `REQUIRED`."""
+
+    @property
+    def required(self) -> bool:
+        """Whether the option must be given (it has no default)."""
+        return self.default is REQUIRED
+
+    @property
+    def type_name(self) -> str:
+        """The type as people read it, e.g. `int | None`."""
+        return type_name(self.type)
+
+    def to_json(self) -> dict[str, Any]:
+        """The option as JSON-ready data (its default JSON-ready too)."""
+        return {
+            "name": self.name,
+            "type": self.type_name,
+            "required": self.required,
+            "default": None if self.required else json_ready(self.default, self.name),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerInfo:
+    """A registered scorer: its name, where it lives, what it does and its options."""
+
+    name: str
+    """The registered name."""
+
+    module: str
+    """The module that defines the factory."""
+
+    doc: str
+    """The factory's docstring, cleaned of indentation ("" when it has none)."""
+
+    is_async: bool
+    """Declared with `is_async=True`: its scorers have `score_async` and ask a model."""
+
+    options: tuple[OptionInfo, ...]
+    """The options, in the factory's order."""
+
+    takes_any_option: bool = False
+    """The factory also takes `**options`: option names beyond `options` are accepted."""
+
+    factory: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    """The factory itself."""
+
+    @property
+    def summary(self) -> str:
+        """The first line of the docstring."""
+        return self.doc.strip().split("\n", 1)[0].strip() if self.doc.strip() else ""
+
+    def option(self, name: str) -> OptionInfo | None:
+        """The option called `name`, or None."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        return None
+
+    def spec(self, given: Mapping[str, Any]) -> ScorerSpec:
+        """What a scorer built with the options `given` runs with: every option, defaults
+        included, as JSON-ready values; secrets such as API keys show as `<redacted>`.
+
+        Raises:
+            TypeError: `given` names an option the factory does not take.
+        """
+        unknown = [key for key in given if self.option(key) is None]
+        if unknown and not self.takes_any_option:
+            raise TypeError(f"{self.name} has no option {unknown[0]!r}")
+        values = {o.name: given.get(o.name, o.default) for o in self.options}
+        values.update((key, given[key]) for key in unknown)
+        return {
+            "name": self.name,
+            "options": {
+                key: json_ready(value, key)
+                for key, value in values.items()
+                if value is not REQUIRED  # a required option not given: the build failed
+            },
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The scorer as JSON-ready data (`assay scorers --json`)."""
+        return {
+            "name": self.name,
+            "module": self.module,
+            "summary": self.summary,
+            "doc": self.doc,
+            "is_async": self.is_async,
+            "options": [option.to_json() for option in self.options],
+            "takes_any_option": self.takes_any_option,
+        }
+
+
+def read_info(name: str, factory: Callable[..., Any], *, is_async: bool = False) -> ScorerInfo:
+    """Read the options of `factory` (registered as `name`) from its signature.
+
+    Annotations are resolved with `typing.get_type_hints`; a parameter without one, or whose
+    annotation cannot be resolved, is typed `Any`. Positional-only and `*args` parameters are
+    not options (a scorer is built from keywords only).
+    """
+    signature = inspect.signature(factory)
+    hints = _hints(factory)
+    options = []
+    takes_any = False
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            takes_any = True
+        elif parameter.kind in (
+            inspect.Parameter.KEYWORD_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            options.append(
+                OptionInfo(parameter.name, hints.get(parameter.name, Any), parameter.default)
+            )
+    return ScorerInfo(
+        name=name,
+        module=getattr(factory, "__module__", None) or "",
+        doc=inspect.getdoc(factory) or "",
+        is_async=is_async,
+        options=tuple(options),
+        takes_any_option=takes_any,
+        factory=factory,
+    )
+
+
+def _hints(factory: Callable[..., Any]) -> dict[str, Any]:
+    target = factory.__init__ if inspect.isclass(factory) else factory
+    try:
+        return typing.get_type_hints(target)
+    except Exception:  # a plugin's unresolvable annotation: typed Any, not fatal
+        # One at a time, so that one bad annotation does not lose the others.
+        found: dict[str, Any] = {}
+        for key, annotation in getattr(target, "__annotations__", {}).items():
+            if key == "return":
+                continue
+            try:
+                found[key] = typing.get_type_hints(_Annotated({key: annotation}, target))[key]
+            except Exception:
+                found[key] = Any
+        return found
+
+
+class _Annotated:
+    """Stands in for a function with only the given annotations, in the function's globals."""
+
+    def __init__(self, annotations: dict[str, Any], like: Any) -> None:
+        self.__annotations__ = annotations
+        self.__globals__ = getattr(like, "__globals__", {})
