@@ -166,7 +166,8 @@ def check(value: Any, kind: Any, where: str = "") -> Any:
     if origin is tuple and args and args[-1] is not Ellipsis:
         if not isinstance(value, list) or len(value) != len(args):
             raise _misfit(kind, value, where)
-        return tuple(check(v, a, _at(where, i)) for i, (v, a) in enumerate(zip(value, args, strict=True)))
+        pairs = enumerate(zip(value, args, strict=True))
+        return tuple(check(v, a, _at(where, i)) for i, (v, a) in pairs)
     if origin in _SEQUENCES or kind in _SEQUENCES:
         if not isinstance(value, list):
             raise _misfit(kind, value, where)
