@@ -23,6 +23,8 @@ that cannot be scored is listed with its reason in _aggregate.json.
 EPILOG = """examples:
   assay evaluate --trajectories runs/ --scenarios scenarios/ --reports-dir reports/ --fail-under 0.8
   assay evaluate --trajectories runs/ --scenarios gt/ --scorer static_json --scorer trajectory
+  assay evaluate --trajectories runs/ --scenarios gt/ --scorer tool_name_match \\
+      -S tool_name_match.threshold=0.75 -S tool_name_match.tools=search,fetch
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing input or no runs,
 4 internal error.
@@ -73,6 +75,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="run this scorer on every run, whatever the scenario names; repeat to run several "
         "(each run then gets each score and a combined verdict)",
+    )
+    parser.add_argument(
+        "-S",
+        "--scorer-option",
+        dest="scorer_settings",
+        action="append",
+        default=[],
+        type=_setting,
+        metavar="NAME.OPTION=VALUE",
+        help="set an option of a scorer (`assay scorers NAME` lists them), converted to the "
+        "option's type: numbers, true/false, a choice by name, lists comma-separated or as "
+        "JSON, anything else as JSON; null for none; repeat for several; wins over the "
+        "flags that set the same option",
     )
     parser.add_argument(
         "--reports-dir",
@@ -241,6 +256,74 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 
+def _setting(text: str) -> tuple[str, str, str]:
+    """`NAME.OPTION=VALUE` as its three parts (the value is converted once the scorer's
+    declaration is at hand, when the command runs)."""
+    target, sep, value = text.partition("=")
+    name, dot, option = target.strip().rpartition(".")
+    if not sep or not dot or not name or not option.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME.OPTION=VALUE (e.g. static_json.list_order=position); got {text!r}"
+        )
+    return name, option, value
+
+
+_FLAG_OPTIONS = (
+    ("list_order", "static_json", "list_order"),
+    ("case_insensitive_keys", "static_json", "case_insensitive_keys"),
+    ("trajectory_mode", "trajectory", "mode"),
+    ("trajectory_args", "trajectory", "args"),
+)
+"""Flags that set one scorer option each: (flag's dest, scorer, option). `--list-order X`
+is `-S static_json.list_order=X`."""
+
+
+class _SettingError(ValueError):
+    """A scorer option that cannot be set as asked: a usage error."""
+
+
+def _scorer_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Options per scorer: from the flags that set one, the judge flags, then `-S` (which
+    wins).
+
+    Raises:
+        _SettingError: an unknown scorer or option, or a value that does not convert.
+    """
+    options: dict[str, dict[str, Any]] = {}
+    for flag, scorer, option in _FLAG_OPTIONS:
+        value = getattr(args, flag)
+        if value is not None:
+            options.setdefault(scorer, {})[option] = value
+    for scorer, chosen in _judge_options(args).items():
+        options.setdefault(scorer, {}).update(chosen)
+    for scorer, option, text in args.scorer_settings:
+        options.setdefault(scorer, {})[option] = _converted(scorer, option, text)
+    return options
+
+
+def _converted(scorer: str, option: str, text: str) -> Any:
+    """The text of `-S scorer.option=text` as a value of the option's declared type."""
+    from assay.scorers._convert import OptionValueError, from_text
+    from assay.scorers.registry import UnknownScorerError, scorer_info
+
+    where = f"-S {scorer}.{option}"
+    try:
+        info = scorer_info(scorer)
+    except UnknownScorerError as exc:
+        raise _SettingError(f"{where}: {exc}") from None
+    except Exception as exc:  # an installed scorer that does not import
+        raise _SettingError(f"{where}: cannot load scorer {scorer!r}: {exc}") from None
+    declared = info.option(option)
+    if declared is None and not info.takes_any_option:
+        known = ", ".join(o.name for o in info.options) or "none"
+        raise _SettingError(f"{where}: {scorer} has no option {option!r} (its options: {known})")
+    kind = Any if declared is None else declared.type
+    try:
+        return from_text(text, kind)
+    except OptionValueError as exc:
+        raise _SettingError(f"{where}={text}: {exc}") from None
+
+
 _RED_FLAG_FIGURES = (
     "tool_selection_accuracy",
     "context_overflow_rate",
@@ -318,14 +401,13 @@ _rate = _number(float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
 _amount = _number(float, "a number", lambda v: 0 < v < float("inf"), "a positive number")
 
 
-_JUDGES = ("llm_judge", "rubric", "trajectory_judge", "safety", "factuality", "hallucination")
-
-
 def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """Options of every judge scorer, from the judge flags (none without --judge-model)."""
+    """Options of every judge (each built-in scorer declared `is_async`) from the judge
+    flags, each given only the options it declares (none without --judge-model)."""
     if not args.judge_model:
         return {}
     from assay.models.budget import Budget
+    from assay.scorers.registry import builtin_scorers, is_async_scorer, scorer_info
 
     budget = None
     if args.judge_budget_usd is not None or args.judge_budget_tokens is not None:
@@ -348,9 +430,13 @@ def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         "allow_self_judge": args.allow_self_judge,
         "client_options": client,
     }
-    options = {name: dict(shared) for name in _JUDGES}
     if args.judge_preset:
-        options["llm_judge"]["preset"] = args.judge_preset
+        shared["preset"] = args.judge_preset
+    options: dict[str, dict[str, Any]] = {}
+    for name in builtin_scorers():
+        if is_async_scorer(name):
+            declared = scorer_info(name)
+            options[name] = {k: v for k, v in shared.items() if declared.option(k) is not None}
     return options
 
 
@@ -383,22 +469,10 @@ def _evaluate_and_report(
     from assay.reports.console import Progress, print_summary
     from assay.scorers.registry import UnknownScorerError
 
-    static_options: dict[str, Any] = {}
-    if args.list_order:
-        static_options["list_order"] = args.list_order
-    if args.case_insensitive_keys:
-        static_options["case_insensitive_keys"] = True
-    trajectory_options: dict[str, Any] = {}
-    if args.trajectory_mode:
-        trajectory_options["mode"] = args.trajectory_mode
-    if args.trajectory_args:
-        trajectory_options["args"] = args.trajectory_args
-    scorer_options = {
-        name: chosen
-        for name, chosen in (("static_json", static_options), ("trajectory", trajectory_options))
-        if chosen
-    }
-    scorer_options.update(_judge_options(args))
+    try:
+        scorer_options = _scorer_options(args)
+    except _SettingError as exc:
+        parser.error(str(exc))  # exits with USAGE_ERROR
     thresholds = None
     if args.red_flags:
         from assay.reports.red_flags import RedFlagThresholds

@@ -16,6 +16,7 @@ from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
 from assay.cli import schema as schema_command
+from assay.cli import scorers as scorers_command
 from assay.exit_codes import ExitCode
 
 _SUBCOMMANDS = {
@@ -23,6 +24,7 @@ _SUBCOMMANDS = {
     "convert": convert_command,
     "cache": cache_command,
     "schema": schema_command,
+    "scorers": scorers_command,
 }
 
 

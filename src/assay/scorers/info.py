@@ -98,8 +98,9 @@ class ScorerInfo:
 
     @property
     def summary(self) -> str:
-        """The first line of the docstring."""
-        return self.doc.strip().split("\n", 1)[0].strip() if self.doc.strip() else ""
+        """The docstring's first paragraph, on one line."""
+        paragraph = self.doc.strip().split("\n\n", 1)[0]
+        return " ".join(paragraph.split())
 
     def option(self, name: str) -> OptionInfo | None:
         """The option called `name`, or None."""

@@ -1,0 +1,244 @@
+"""The registry: declared options, declared async scorers, specs, and the built-in list."""
+
+from __future__ import annotations
+
+import inspect
+import pkgutil
+import subprocess
+import sys
+import typing
+from collections.abc import Iterator
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import assay.scorers
+from assay.records import Case, Trajectory
+from assay.results import Score
+from assay.scorers import registry
+from assay.scorers.info import REQUIRED, read_info
+from assay.scorers.registry import (
+    Scorer,
+    UnknownScorerError,
+    builtin_scorers,
+    create_scorer,
+    is_async_scorer,
+    register_scorer,
+    scorer_info,
+    scorer_spec,
+)
+
+JUDGES = {"llm_judge", "rubric", "trajectory_judge", "safety", "factuality", "hallucination"}
+
+
+@pytest.fixture
+def clean_registry() -> Iterator[None]:
+    """Registrations made by a test are forgotten after it."""
+    saved = (dict(registry._REGISTRY), set(registry._ASYNC), dict(registry._INFO))
+    yield
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(saved[0])
+    registry._ASYNC.clear()
+    registry._ASYNC.update(saved[1])
+    registry._INFO.clear()
+    registry._INFO.update(saved[2])
+
+
+def _public_scorer_modules() -> list[str]:
+    return [
+        f"assay.scorers.{module.name}"
+        for module in pkgutil.iter_modules(assay.scorers.__path__)
+        if not module.name.startswith("_")
+    ]
+
+
+def test_the_built_in_list_is_exactly_what_the_scorer_modules_register() -> None:
+    for module in _public_scorer_modules():
+        import_module(module)
+    registered = {
+        name: factory.__module__
+        for name, factory in registry._REGISTRY.items()
+        if factory.__module__.startswith("assay.scorers.")
+    }
+    assert registered == registry._BUILTIN_MODULES
+
+
+@pytest.mark.parametrize("name", builtin_scorers())
+def test_every_built_in_option_is_a_typed_keyword_with_a_default_or_required(name: str) -> None:
+    factory = registry.get_scorer_factory(name)
+    hints = typing.get_type_hints(factory)  # every annotation resolves at run time
+    for parameter in inspect.signature(factory).parameters.values():
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, (name, parameter.name)
+        assert parameter.annotation is not inspect.Parameter.empty, (name, parameter.name)
+        assert parameter.name in hints
+    info = scorer_info(name)
+    assert not info.takes_any_option
+    assert info.summary, f"{name} has no docstring to summarise"
+
+
+def test_exactly_the_judges_are_declared_async() -> None:
+    declared = {name for name in builtin_scorers() if is_async_scorer(name)}
+    assert declared == JUDGES
+    assert all(scorer_info(name).is_async for name in JUDGES)
+
+
+def test_a_declared_async_scorer_builds_objects_that_can_be_awaited() -> None:
+    judge = create_scorer("llm_judge", model="local/judge-1", client_factory=lambda: None)
+    assert callable(judge.score_async)  # type: ignore[attr-defined]
+    assert not hasattr(create_scorer("max_turns"), "score_async")
+
+
+def test_plain_registration_still_works_and_is_async_is_declared(clean_registry: None) -> None:
+    @register_scorer("test_plain")
+    def plain(*, level: int = 2) -> Scorer:
+        return lambda case, run: Score.scored("test_plain", 1.0, passed=True)
+
+    @register_scorer("test_waits", is_async=True)
+    def waits(*, model: str) -> Scorer:
+        return lambda case, run: Score.scored("test_waits", 1.0, passed=True)
+
+    assert not is_async_scorer("test_plain") and is_async_scorer("test_waits")
+    assert scorer_info("test_waits").option("model").required  # type: ignore[union-attr]
+    assert scorer_info("test_plain").option("level").default == 2  # type: ignore[union-attr]
+
+    @register_scorer("test_waits")  # registered again, no longer async: the info follows
+    def waits_again(*, model: str = "m") -> Scorer:
+        return plain()
+
+    assert not is_async_scorer("test_waits")
+    assert scorer_info("test_waits").option("model").default == "m"  # type: ignore[union-attr]
+
+
+def test_an_unknown_name_is_not_async_and_has_no_info() -> None:
+    assert is_async_scorer("no_such_scorer_here") is False
+    with pytest.raises(UnknownScorerError, match="no_such_scorer_here"):
+        scorer_info("no_such_scorer_here")
+
+
+def test_a_spec_has_every_option_with_defaults_json_ready_and_no_secrets() -> None:
+    spec = scorer_spec(
+        "llm_judge",
+        {
+            "model": "local/judge-1",
+            "num_samples": 3,
+            "client_options": {
+                "api_key": "sk-secret",
+                "cache_dir": Path("cache"),
+                "prices": {"m": (1.0, 2.0)},
+                "timeout_s": 5.0,
+            },
+        },
+    )
+    assert spec["name"] == "llm_judge"
+    options = spec["options"]
+    assert options["num_samples"] == 3 and options["aggregation"] == "mean"  # given, default
+    assert options["client_options"] == {
+        "api_key": "<redacted>",
+        "cache_dir": "cache",
+        "prices": {"m": [1.0, 2.0]},
+        "timeout_s": 5.0,
+    }
+    assert "sk-secret" not in repr(spec)
+    assert set(options) == {o.name for o in scorer_info("llm_judge").options}
+
+
+def test_a_spec_names_a_function_by_its_qualified_name_not_its_address() -> None:
+    def make_client() -> None:
+        return None
+
+    spec = scorer_spec("safety", {"model": "m/x", "client_factory": make_client})
+    factory = spec["options"]["client_factory"]
+    assert factory.endswith("make_client") and "0x" not in factory
+    assert spec["options"]["categories"][0] == "harassment"  # a tuple default, as a list
+
+
+def test_a_spec_refuses_an_option_the_scorer_does_not_take() -> None:
+    with pytest.raises(TypeError, match="temperature"):
+        scorer_spec("llm_judge", {"temperature": 1})
+
+
+def test_a_factory_taking_any_option_lists_its_own_and_records_the_rest() -> None:
+    def loose(threshold: float = 0.5, **extra: Any) -> Scorer:
+        """Loose."""
+        raise NotImplementedError
+
+    info = read_info("loose", loose)
+    assert info.takes_any_option and [o.name for o in info.options] == ["threshold"]
+    assert info.spec({"colour": "red"})["options"] == {"threshold": 0.5, "colour": "red"}
+
+
+def test_an_annotation_that_does_not_resolve_is_typed_any() -> None:
+    def odd(*, known: int = 1, unknown: NoSuchType = None) -> Scorer:  # type: ignore[name-defined]  # noqa: F821
+        raise NotImplementedError
+
+    info = read_info("odd", odd)
+    assert [(o.name, o.type_name) for o in info.options] == [("known", "int"), ("unknown", "Any")]
+    assert info.option("known").default == 1  # type: ignore[union-attr]
+    assert info.option("unknown").default is None  # type: ignore[union-attr]
+    assert REQUIRED is inspect.Parameter.empty
+
+
+def test_an_entry_point_factory_declared_async_under_another_name_stays_async(
+    clean_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @register_scorer("test_plugin_internal", is_async=True)
+    def factory(*, model: str = "m") -> Scorer:
+        raise NotImplementedError
+
+    class FakeEntryPoint:
+        name = "test_plugin_public"
+
+        def load(self) -> Any:
+            return factory
+
+    def entry_points(*, group: str, name: str | None = None) -> list[FakeEntryPoint]:
+        found = [FakeEntryPoint()] if group == registry.ENTRY_POINT_GROUP else []
+        return [ep for ep in found if name in (None, ep.name)]
+
+    monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
+    assert is_async_scorer("test_plugin_public")
+    assert scorer_info("test_plugin_public").is_async
+
+
+def test_all_scorers_reports_a_plugin_that_does_not_load(
+    clean_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class BrokenEntryPoint:
+        name = "test_broken_plugin"
+
+        def load(self) -> Any:
+            raise ImportError("no module named 'missing_dependency'")
+
+    def entry_points(*, group: str, name: str | None = None) -> list[BrokenEntryPoint]:
+        return [BrokenEntryPoint()] if name in (None, "test_broken_plugin") else []
+
+    monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
+    infos, problems = registry.all_scorers()
+    assert "missing_dependency" in problems["test_broken_plugin"]
+    assert {info.name for info in infos} >= set(builtin_scorers())
+
+
+def test_help_imports_no_scorer_module() -> None:
+    code = (
+        "import sys\n"
+        "from assay.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('assay.scorers')))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_scorer_built_from_a_spec_options_scores_the_same() -> None:
+    """The spec's options are the options: building from them gives the same scorer."""
+    given = {"threshold": 0.5, "tools": ["a", "b"]}
+    spec = scorer_spec("tool_name_match", given)
+    run = Trajectory()
+    case = Case(id="1", metadata={"expected_tools": ["a"]})
+    first = create_scorer("tool_name_match", **given)(case, run)
+    again = create_scorer("tool_name_match", **spec["options"])(case, run)
+    assert (first.value, first.passed) == (again.value, again.passed)
