@@ -296,3 +296,61 @@ def test_a_scenario_can_ask_for_a_judge_by_its_scoring_method(
     assert by_run["a"]["score"]["scorer"] == "static_json" and by_run["a"]["score"]["passed"]
     assert by_run["b"]["score"]["scorer"] == "llm_judge" and by_run["b"]["score"]["passed"]
     assert len(chat_server.requests) == 1
+
+
+def test_judge_flags_set_the_judges_declared_options_and_dash_s_wins(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    chat_server.handler = grade
+    proc = evaluate_with_judge(
+        chat_server, tmp_path, "out",
+        "--judge-samples", "3", "--judge-timeout", "7", "--judge-preset", "agent_review",
+        "--cache-dir", tmp_path / "own-cache",
+        "-S", "llm_judge.num_samples=2", "-S", "llm_judge.preset=null",
+        "-S", "llm_judge.threshold=0.5",
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    assert len(chat_server.requests) == 4  # two answers, two samples each (-S won over 3)
+    [spec] = read_aggregate(tmp_path / "out")["scorers"]
+    assert spec["name"] == "llm_judge"
+    options = spec["options"]
+    assert options["model"] == JUDGE and options["preset"] is None
+    assert (options["num_samples"], options["threshold"]) == (2, 0.5)
+    assert options["aggregation"] == "mean" and options["content_budget"] == 12_000
+    assert options["client_factory"] is None
+    client = options["client_options"]
+    assert client["timeout_s"] == 7.0 and client["cache"] == "read_write"
+    assert client["cache_dir"] == str(tmp_path / "own-cache")
+
+
+def test_a_judge_given_its_model_by_dash_s_alone_is_built_and_recorded(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    chat_server.handler = grade
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    proc = judge_cli(
+        chat_server, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "out",
+        "--scorer", "factuality", "-S", f"factuality.model={JUDGE}",
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    score = reports_by_run_id(tmp_path / "out")["right"]["score"]
+    assert score["details"]["reason"] == "no_tool_results"  # built, and judged what it could
+    specs = read_aggregate(tmp_path / "out")["scorers"]
+    assert specs == [
+        {
+            "name": "factuality",
+            "options": {
+                "model": JUDGE,
+                "num_samples": 1,
+                "aggregation": "mean",
+                "threshold": 1.0,
+                "allow_self_judge": False,
+                "content_budget": 12_000,
+                "client_factory": None,
+                "client_options": None,
+            },
+        }
+    ]

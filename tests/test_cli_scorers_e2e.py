@@ -1,0 +1,205 @@
+"""End-to-end: `assay scorers`, `assay evaluate -S NAME.OPTION=VALUE`, and the aggregate's
+record of the scorers that ran (`scorers` in `_aggregate.json`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.cli.evaluate import _FLAG_OPTIONS
+from assay.cli.main import main
+from assay.scorers.registry import builtin_scorers, scorer_info
+from test_cli_evaluate_e2e import (
+    cli,
+    evaluate,
+    explain,
+    make_run,
+    read_aggregate,
+    reports_by_run_id,
+    scenario_folder,
+    write_json,
+)
+
+# --- assay scorers --------------------------------------------------------------------------
+
+
+def test_scorers_lists_every_built_in_with_its_summary_and_options() -> None:
+    proc = cli("scorers")
+    assert proc.returncode == 0, explain(proc)
+    for name in builtin_scorers():
+        assert any(line.startswith(f"{name} ") for line in proc.stdout.splitlines()), name
+    assert "  threshold: float = 1.0" in proc.stdout  # tool_name_match, with its default
+    assert "  scorers: Sequence[" in proc.stdout and "(required)" in proc.stdout  # composite
+    assert "llm_judge (asks a model) - Judge the answer" in proc.stdout
+
+
+def test_scorers_name_shows_one_in_full() -> None:
+    proc = cli("scorers", "static_json")
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stdout.startswith("static_json (offline; from assay.scorers.static_json)")
+    assert "list_order: Literal['content', 'position'] | None = null" in proc.stdout
+    assert "set one with: assay evaluate -S static_json.OPTION=VALUE" in proc.stdout
+
+
+def test_scorers_json_is_the_machine_form(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scorers", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["problems"] == []
+    by_name = {item["name"]: item for item in document["scorers"]}
+    assert set(by_name) >= set(builtin_scorers())
+    judge = by_name["llm_judge"]
+    assert judge["is_async"] is True and judge["module"] == "assay.scorers.judges"
+    options = {option["name"]: option for option in judge["options"]}
+    assert options["num_samples"] == {
+        "name": "num_samples",
+        "type": "int",
+        "required": False,
+        "default": 1,
+    }
+    assert main(["scorers", "max_turns", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one["name"] == "max_turns" and one["options"][0]["name"] == "limit"
+
+
+def test_scorers_with_an_unknown_name_is_a_usage_error() -> None:
+    proc = cli("scorers", "no_such_scorer")
+    assert proc.returncode == 2
+    assert "unknown scorer 'no_such_scorer'" in proc.stderr
+
+
+# --- evaluate -S ----------------------------------------------------------------------------
+
+
+def _inputs(tmp_path: Path) -> tuple[Path, Path]:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "11.json", make_run("r11", "11", '{"ids": [2, 1]}'))
+    scenario_folder(gt, "11", "{'ids': [1, 2]}")
+    return runs, gt
+
+
+def test_an_option_set_with_dash_s_is_used_and_recorded_with_the_defaults(tmp_path: Path) -> None:
+    runs, gt = _inputs(tmp_path)
+    proc = evaluate(runs, gt, tmp_path / "out", "-S", "static_json.list_order=position")
+    assert proc.returncode == 0, explain(proc)
+    report = reports_by_run_id(tmp_path / "out")["r11"]
+    assert report["score"]["passed"] is False  # [2, 1] is not [1, 2] position by position
+    assert read_aggregate(tmp_path / "out")["scorers"] == [
+        {
+            "name": "static_json",
+            "options": {"list_order": "position", "case_insensitive_keys": None},
+        }
+    ]
+    default = evaluate(runs, gt, tmp_path / "default")
+    assert reports_by_run_id(tmp_path / "default")["r11"]["score"]["passed"] is True
+    assert read_aggregate(tmp_path / "default")["scorers"] == [
+        {"name": "static_json", "options": {"list_order": None, "case_insensitive_keys": None}}
+    ]
+    assert default.returncode == 0
+
+
+def test_a_flag_is_the_same_option_and_dash_s_wins_over_it(tmp_path: Path) -> None:
+    runs, gt = _inputs(tmp_path)
+    flag = evaluate(runs, gt, tmp_path / "flag", "--list-order", "position")
+    assert flag.returncode == 0, explain(flag)
+    by_flag = read_aggregate(tmp_path / "flag")["scorers"]
+    assert by_flag[0]["options"]["list_order"] == "position"
+    both = evaluate(
+        runs, gt, tmp_path / "both",
+        "--list-order", "position", "-S", "static_json.list_order=content",
+    )  # fmt: skip
+    assert both.returncode == 0, explain(both)
+    assert read_aggregate(tmp_path / "both")["scorers"][0]["options"]["list_order"] == "content"
+    assert reports_by_run_id(tmp_path / "both")["r11"]["score"]["passed"] is True
+
+
+@pytest.mark.parametrize(("flag", "scorer", "option"), _FLAG_OPTIONS)
+def test_every_option_flag_targets_a_declared_option(flag: str, scorer: str, option: str) -> None:
+    assert scorer_info(scorer).option(option) is not None
+
+
+def test_several_scorers_are_recorded_in_the_order_they_were_used(tmp_path: Path) -> None:
+    runs, gt = _inputs(tmp_path)
+    proc = evaluate(
+        runs, gt, tmp_path / "out",
+        "--scorer", "tool_name_match", "--scorer", "static_json",
+        "--scorer-option", "tool_name_match.tools=get_work_orders,get_sites",
+        "-S", "tool_name_match.threshold=0.5",
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    report = reports_by_run_id(tmp_path / "out")["r11"]
+    matched = next(part for part in report["scores"] if part["scorer"] == "tool_name_match")
+    assert matched["score"] == 0.5 and matched["passed"] is True  # 1 of 2 tools, threshold 0.5
+    specs = read_aggregate(tmp_path / "out")["scorers"]
+    assert [spec["name"] for spec in specs] == ["tool_name_match", "static_json"]
+    assert specs[0]["options"] == {"threshold": 0.5, "tools": ["get_work_orders", "get_sites"]}
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("nope.limit=3", "-S nope.limit: unknown scorer 'nope'"),
+        (
+            "static_json.bogus=1",
+            "static_json has no option 'bogus' (its options: list_order, case_insensitive_keys)",
+        ),
+        ("static_json.list_order=sideways", "expected one of 'content', 'position'"),
+        ("max_turns.limit=three", "-S max_turns.limit=three: expected a whole number"),
+        ("llm_judge.client_factory=x", "a function cannot be given on the command line"),
+        ("static_json", "expected NAME.OPTION=VALUE"),
+        ("list_order=position", "expected NAME.OPTION=VALUE"),
+    ],
+)
+def test_a_bad_setting_is_a_usage_error_naming_the_problem(
+    tmp_path: Path, setting: str, message: str
+) -> None:
+    runs, gt = _inputs(tmp_path)
+    proc = evaluate(runs, gt, tmp_path / "out", "-S", setting)
+    assert proc.returncode == 2, explain(proc)
+    assert message in proc.stderr
+    assert not (tmp_path / "out").exists()  # refused before anything was read or written
+
+
+def test_an_option_the_scorer_refuses_is_a_usage_error_for_an_every_run_scorer(
+    tmp_path: Path,
+) -> None:
+    runs, gt = _inputs(tmp_path)
+    proc = evaluate(
+        runs, gt, tmp_path / "out", "--scorer", "trajectory", "-S", "trajectory.mode=sideways"
+    )
+    assert proc.returncode == 2, explain(proc)
+    assert "cannot use scorer 'trajectory'" in proc.stderr
+
+
+def test_scorers_named_by_scenarios_in_worker_processes_are_recorded(tmp_path: Path) -> None:
+    """Enough runs for worker processes: the scorers they build are still recorded."""
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    scenarios = []
+    for number in range(80):
+        method = "max_turns" if number % 2 else None
+        scenario = {"id": str(number), "expected_answer": '{"n": 1}', "max_turns": 5}
+        if method:
+            scenario["scoring_method"] = method
+        scenarios.append(scenario)
+        write_json(runs / f"{number}.json", make_run(f"r{number}", str(number), '{"n": 1}'))
+    write_json(gt / "scenarios.json", scenarios)
+    proc = evaluate(runs, gt, tmp_path / "out", "--workers", "2", "-S", "max_turns.limit=9")
+    assert proc.returncode == 0, explain(proc)
+    aggregate = read_aggregate(tmp_path / "out")
+    assert aggregate["totals"]["scored"] == 80
+    assert aggregate["scorers"] == [
+        {"name": "static_json", "options": {"list_order": None, "case_insensitive_keys": None}},
+        {"name": "max_turns", "options": {"limit": 9}},
+    ]
+
+
+def test_a_scorer_that_cannot_be_built_is_not_recorded_as_run(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "1.json", make_run("r1", "1", "x"))
+    write_json(gt / "s.json", [{"id": "1", "expected_answer": "x", "scoring_method": "nope"}])
+    proc = evaluate(runs, gt, tmp_path / "out")
+    assert proc.returncode == 0, explain(proc)
+    aggregate = read_aggregate(tmp_path / "out")
+    assert aggregate["totals"]["errors"] == 1
+    assert aggregate["scorers"] == []

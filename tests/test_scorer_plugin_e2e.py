@@ -1,0 +1,187 @@
+"""End-to-end: a third-party scorer, installed as its own distribution, found by its entry
+point, listed by `assay scorers`, configured with `-S` and recorded in the aggregate.
+
+The distribution is laid out in a temporary directory the way an installer lays it out (the
+package plus a `.dist-info` with `METADATA` and `entry_points.txt`), and that directory is put
+on `PYTHONPATH`: to `importlib.metadata` it is an installed distribution like any other, and
+nothing is installed into the environment running the tests, so there is nothing to undo.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_cli_evaluate_e2e import explain, make_run, read_aggregate, reports_by_run_id, write_json
+
+PLUGIN_MODULE = '''\
+"""A scorer from outside assay: one module and an entry point."""
+
+from assay.results import Score
+
+
+def factory(*, threshold: float = 0.5, phrase: str = "pumps"):
+    """Pass when the answer mentions `phrase`: half a point a mention, up to 1.
+
+    Args:
+        threshold: The score to pass at.
+        phrase: The word to look for.
+    """
+
+    def score(case, run):
+        words = str(run.answer or "").lower().split()
+        hits = sum(1 for word in words if word.strip(".,:") == phrase)
+        value = min(1.0, hits / 2)
+        return Score.scored(
+            "my_scorer",
+            value,
+            passed=value >= threshold,
+            rationale=f"{hits} mention(s) of {phrase!r}",
+            details={"threshold": threshold},
+        )
+
+    return score
+'''
+
+PYPROJECT = """\
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "my-assay-scorer"
+version = "1.0.0"
+dependencies = ["assay"]
+
+[project.entry-points."assay.scorers"]
+my_scorer = "my_pkg:factory"
+"""
+
+
+def install_plugin(root: Path) -> Path:
+    """The plugin's project under `root/project`, installed into `root/site`; returns site."""
+    project = root / "project"
+    (project / "my_pkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (project / "my_pkg" / "__init__.py").write_text(PLUGIN_MODULE, encoding="utf-8")
+
+    site = root / "site"
+    (site / "my_pkg").mkdir(parents=True)
+    (site / "my_pkg" / "__init__.py").write_text(PLUGIN_MODULE, encoding="utf-8")
+    dist_info = site / "my_assay_scorer-1.0.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: my-assay-scorer\nVersion: 1.0.0\nRequires-Dist: assay\n",
+        encoding="utf-8",
+    )
+    (dist_info / "entry_points.txt").write_text(
+        '[assay.scorers]\nmy_scorer = my_pkg:factory\n', encoding="utf-8"
+    )
+    (dist_info / "top_level.txt").write_text("my_pkg\n", encoding="utf-8")
+    (dist_info / "INSTALLER").write_text("assay-tests\n", encoding="utf-8")
+    (dist_info / "RECORD").write_text(
+        "my_pkg/__init__.py,,\n"
+        + "".join(f"{dist_info.name}/{n},,\n" for n in ("METADATA", "entry_points.txt"))
+        + f"{dist_info.name}/RECORD,,\n",
+        encoding="utf-8",
+    )
+    return site
+
+
+def assay(site: Path | None, *args: Any) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1"}
+    env.pop("PYTHONPATH", None)
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    script = Path(sys.executable).parent / "assay"
+    if not script.exists():
+        pytest.skip(f"console script 'assay' is not installed next to {sys.executable}")
+    return subprocess.run(
+        [str(script), *(str(a) for a in args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    return install_plugin(tmp_path / "plugin")
+
+
+def test_the_installed_distribution_is_seen_with_its_entry_point(site: Path) -> None:
+    code = textwrap.dedent(
+        """
+        from importlib.metadata import distribution, entry_points
+        [ep] = entry_points(group="assay.scorers", name="my_scorer")
+        print(ep.value, distribution("my-assay-scorer").version)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.split() == ["my_pkg:factory", "1.0.0"]
+
+
+def test_a_third_party_scorer_runs_with_its_options_and_is_recorded(
+    site: Path, tmp_path: Path
+) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "a.json", make_run("a", "1", "Three pumps failed: pumps P-1, P-2, P-3."))
+    write_json(runs / "b.json", make_run("b", "1", "Two of the pumps failed."))
+    write_json(gt / "s.json", [{"id": "1", "text": "Which pumps failed?"}])
+    proc = assay(
+        site, "evaluate", "--trajectories", runs, "--scenarios", gt,
+        "--reports-dir", tmp_path / "out", "--scorer", "my_scorer",
+        "-S", "my_scorer.threshold=0.7",
+    )  # fmt: skip
+    assert proc.returncode == 0, explain(proc)
+    by_run = reports_by_run_id(tmp_path / "out")
+    assert by_run["a"]["score"]["scorer"] == "my_scorer"
+    assert by_run["a"]["score"]["details"]["threshold"] == 0.7
+    assert by_run["a"]["score"]["passed"] is True  # two mentions: 1.0
+    assert by_run["b"]["score"]["score"] == 0.5
+    assert by_run["b"]["score"]["passed"] is False  # it would pass at the default of 0.5
+    aggregate = read_aggregate(tmp_path / "out")
+    assert aggregate["scorers"] == [
+        {"name": "my_scorer", "options": {"threshold": 0.7, "phrase": "pumps"}}
+    ]
+
+
+def test_assay_scorers_lists_the_third_party_scorer(site: Path) -> None:
+    listed = assay(site, "scorers")
+    assert listed.returncode == 0, explain(listed)
+    assert "my_scorer - Pass when the answer mentions `phrase`: half a point" in listed.stdout
+    assert "  threshold: float = 0.5" in listed.stdout
+    shown = assay(site, "scorers", "my_scorer", "--json")
+    assert shown.returncode == 0, explain(shown)
+    info = json.loads(shown.stdout)
+    assert (info["name"], info["module"], info["is_async"]) == ("my_scorer", "my_pkg", False)
+    assert [o["name"] for o in info["options"]] == ["threshold", "phrase"]
+    without = assay(None, "scorers")
+    assert "my_scorer" not in without.stdout  # only where the distribution is installed
+
+
+def test_a_bad_value_for_a_third_party_option_is_a_usage_error(
+    site: Path, tmp_path: Path
+) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "a.json", make_run("a", "1", "pumps"))
+    write_json(gt / "s.json", [{"id": "1", "text": "?"}])
+    proc = assay(
+        site, "evaluate", "--trajectories", runs, "--scenarios", gt,
+        "--reports-dir", tmp_path / "out", "--scorer", "my_scorer",
+        "-S", "my_scorer.threshold=high",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "-S my_scorer.threshold=high: expected a number; got 'high'" in proc.stderr
