@@ -93,10 +93,13 @@ def listing(info: ScorerInfo) -> str:
     """A scorer's name, summary and options, as `assay scorers` lists it.
 
     Example:
-        >>> from assay.scorers.registry import scorer_info
-        >>> print(listing(scorer_info("max_turns")))
-        max_turns - Pass when the run took at most `limit` turns (steps).
+        >>> from assay.scorers.info import read_info
+        >>> def short(*, limit: int | None = None, unit: str = "turns") -> None:
+        ...     "Pass when the run was short."
+        >>> print(listing(read_info("short", short)))
+        short - Pass when the run was short.
           limit: int | None = null
+          unit: str = "turns"
     """
     head = info.name + (" (asks a model)" if info.is_async else "")
     lines = [f"{head} - {info.summary}" if info.summary else head]
