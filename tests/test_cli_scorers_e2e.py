@@ -203,3 +203,26 @@ def test_a_scorer_that_cannot_be_built_is_not_recorded_as_run(tmp_path: Path) ->
     aggregate = read_aggregate(tmp_path / "out")
     assert aggregate["totals"]["errors"] == 1
     assert aggregate["scorers"] == []
+
+
+def test_a_plugin_that_does_not_load_is_reported_and_the_rest_still_listed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class BrokenEntryPoint:
+        name = "test_broken_plugin"
+
+        def load(self) -> None:
+            raise ImportError("No module named 'missing_dependency'")
+
+    def entry_points(*, group: str, name: str | None = None) -> list[BrokenEntryPoint]:
+        return [BrokenEntryPoint()] if name in (None, "test_broken_plugin") else []
+
+    monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
+    assert main(["scorers"]) == 3
+    said = capsys.readouterr()
+    assert "static_json - " in said.out
+    assert "cannot load scorer 'test_broken_plugin': ImportError: No module named" in said.err
+    assert main(["scorers", "--json"]) == 3
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    reason = "ImportError: No module named 'missing_dependency'"
+    assert problems == [{"name": "test_broken_plugin", "reason": reason}]

@@ -95,7 +95,7 @@ def test_text_converts_to_the_declared_type(text: str, kind: Any, expected: Any)
         ("[1, 2", list[str], "expected list[str] as JSON"),
         ('["a", 2]', list[str], "at 1: expected str, got a number"),
         ("a,b", list[int], "expected a whole number; got 'a'"),
-        ("plain words", Any, "expected Any as JSON"),
+        ("plain words", Any, "expected a JSON value (a string in double quotes)"),
         ("", Path, "expected a path"),
         ("[1]", dict[str, float], "expected dict[str, float], got an array"),
     ],

@@ -192,6 +192,10 @@ def _json(text: str, kind: Any) -> Any:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
+        if kind is Any or kind is object:  # an option of no declared type: JSON, said plainly
+            raise OptionValueError(
+                f"expected a JSON value (a string in double quotes); got {text!r}"
+            ) from None
         raise OptionValueError(f"expected {type_name(kind)} as JSON; got {text!r}") from None
     if nested_deeper_than(value, _MAX_DEPTH):
         raise OptionValueError(f"JSON nested more than {_MAX_DEPTH} levels deep")
