@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from assay.exit_codes import ExitCode
 from assay.cli.messages import error
+from assay.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from assay.scorers.info import OptionInfo, ScorerInfo

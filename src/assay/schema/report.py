@@ -223,6 +223,16 @@ class EvaluationOptions(_Record):
     """Where each red flag is raised (null: switched off)."""
 
 
+class ScorerRun(_Record):
+    """A scorer that scored runs, and what it ran with."""
+
+    name: str
+    """The scorer's registered name (`assay scorers NAME` describes it)."""
+
+    options: dict[str, Any]
+    """Every option as used, defaults included (API keys and other secrets: `<redacted>`)."""
+
+
 class Aggregate(_Record):
     """`_aggregate.json`: the whole evaluation."""
 
@@ -236,6 +246,8 @@ class Aggregate(_Record):
     options: EvaluationOptions
     runners: list[str]
     models: list[str]
+    scorers: list[ScorerRun]
+    """One per scorer that scored a run, in the order first used."""
     totals: Totals
     by_scenario_type: dict[str, Group]
     by_runner_model: dict[str, Group]
