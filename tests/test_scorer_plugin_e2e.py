@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -66,31 +68,35 @@ my_scorer = "my_pkg:factory"
 
 
 def install_plugin(root: Path) -> Path:
-    """The plugin's project under `root/project`, installed into `root/site`; returns site."""
+    """The plugin's project under `root/project`, installed into `root/site` as an installer
+    would lay it out (the package, and a `.dist-info` whose metadata and entry points come
+    from the project's pyproject.toml); returns the site directory."""
     project = root / "project"
     (project / "my_pkg").mkdir(parents=True)
     (project / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (project / "my_pkg" / "__init__.py").write_text(PLUGIN_MODULE, encoding="utf-8")
+    declared = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
     site = root / "site"
-    (site / "my_pkg").mkdir(parents=True)
-    (site / "my_pkg" / "__init__.py").write_text(PLUGIN_MODULE, encoding="utf-8")
-    dist_info = site / "my_assay_scorer-1.0.0.dist-info"
+    shutil.copytree(project / "my_pkg", site / "my_pkg")
+    name, version = declared["name"], declared["version"]
+    dist_info = site / f"{name.replace('-', '_')}-{version}.dist-info"
     dist_info.mkdir()
-    (dist_info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: my-assay-scorer\nVersion: 1.0.0\nRequires-Dist: assay\n",
-        encoding="utf-8",
-    )
-    (dist_info / "entry_points.txt").write_text(
-        '[assay.scorers]\nmy_scorer = my_pkg:factory\n', encoding="utf-8"
-    )
-    (dist_info / "top_level.txt").write_text("my_pkg\n", encoding="utf-8")
-    (dist_info / "INSTALLER").write_text("assay-tests\n", encoding="utf-8")
+    requires = "".join(f"Requires-Dist: {r}\n" for r in declared["dependencies"])
+    files = {
+        "METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}",
+        "entry_points.txt": "".join(
+            f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()) + "\n"
+            for group, entries in declared["entry-points"].items()
+        ),
+        "top_level.txt": "my_pkg\n",
+        "INSTALLER": "assay-tests\n",
+    }
+    for file_name, text in files.items():
+        (dist_info / file_name).write_text(text, encoding="utf-8")
+    record = ["my_pkg/__init__.py,,", *(f"{dist_info.name}/{n},," for n in files)]
     (dist_info / "RECORD").write_text(
-        "my_pkg/__init__.py,,\n"
-        + "".join(f"{dist_info.name}/{n},,\n" for n in ("METADATA", "entry_points.txt"))
-        + f"{dist_info.name}/RECORD,,\n",
-        encoding="utf-8",
+        "\n".join([*record, f"{dist_info.name}/RECORD,,"]) + "\n", encoding="utf-8"
     )
     return site
 

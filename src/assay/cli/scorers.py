@@ -110,7 +110,22 @@ def listing(info: ScorerInfo) -> str:
 
 
 def describe(info: ScorerInfo) -> str:
-    """One scorer in full: where it comes from, its documentation and its options."""
+    """One scorer in full: where it comes from, its documentation and its options.
+
+    Example:
+        >>> from assay.scorers.info import read_info
+        >>> def short(*, limit: int) -> None:
+        ...     "Pass when the run was short."
+        >>> print(describe(read_info("short", short)))
+        short (offline; from assay.cli.scorers)
+        <BLANKLINE>
+        Pass when the run was short.
+        <BLANKLINE>
+        options:
+          limit: int (required)
+        <BLANKLINE>
+        set one with: assay evaluate -S short.OPTION=VALUE
+    """
     kind = "asks a model" if info.is_async else "offline"
     lines = [f"{info.name} ({kind}; from {info.module})", ""]
     if info.doc:

@@ -94,6 +94,16 @@ def register_scorer(name: str, *, is_async: bool = False) -> Callable[[_F], _F]:
     and a default (or none, to make it required). `assay scorers` lists them and
     `assay evaluate -S NAME.OPTION=VALUE` sets them.
 
+    Example:
+        >>> @register_scorer("short_answer")
+        ... def short_answer(*, max_words: int = 20) -> Scorer:
+        ...     def score(case, run):
+        ...         fits = len(str(run.answer).split()) <= max_words
+        ...         return Score.scored("short_answer", float(fits), passed=fits)
+        ...     return score
+        >>> [(o.name, o.type_name, o.default) for o in scorer_info("short_answer").options]
+        [('max_words', 'int', 20)]
+
     Args:
         name: The scorer's name, as `--scorer` and scenarios' `scoring_method` give it.
         is_async: The scorers it builds ask a model: they have `score_async` (see
@@ -162,7 +172,12 @@ def scorer_spec(name: str, options: Mapping[str, Any]) -> ScorerSpec:
 
 
 def is_async_scorer(name: str) -> bool:
-    """Whether `name` is declared with `is_async=True` (False for an unknown name)."""
+    """Whether `name` is declared with `is_async=True` (False for an unknown name).
+
+    Example:
+        >>> is_async_scorer("llm_judge"), is_async_scorer("static_json"), is_async_scorer("?")
+        (True, False, False)
+    """
     try:
         get_scorer_factory(name)
     except UnknownScorerError:
@@ -171,7 +186,12 @@ def is_async_scorer(name: str) -> bool:
 
 
 def builtin_scorers() -> list[str]:
-    """Names of the scorers that come with assay."""
+    """Names of the scorers that come with assay.
+
+    Example:
+        >>> "static_json" in builtin_scorers() and "llm_judge" in builtin_scorers()
+        True
+    """
     return sorted(_BUILTIN_MODULES)
 
 
@@ -186,7 +206,13 @@ def available_scorers() -> list[str]:
 
 def all_scorers() -> tuple[list[ScorerInfo], dict[str, str]]:
     """Every scorer that can be created, and the installed ones that could not be loaded
-    (name -> why), so that a broken plugin is reported rather than left out unsaid."""
+    (name -> why), so that a broken plugin is reported rather than left out unsaid.
+
+    Example:
+        >>> infos, problems = all_scorers()
+        >>> next(info for info in infos if info.name == "max_turns").options[0].name
+        'limit'
+    """
     infos: list[ScorerInfo] = []
     problems: dict[str, str] = {}
     for name in available_scorers():
