@@ -1,21 +1,19 @@
 """End-to-end: a third-party scorer, installed as its own distribution, found by its entry
 point, listed by `assay scorers`, configured with `-S` and recorded in the aggregate.
 
-The distribution is laid out in a temporary directory the way an installer lays it out (the
-package plus a `.dist-info` with `METADATA` and `entry_points.txt`), and that directory is put
-on `PYTHONPATH`: to `importlib.metadata` it is an installed distribution like any other, and
-nothing is installed into the environment running the tests, so there is nothing to undo.
+The distribution is built and installed by pip into a temporary directory (`--target`), and
+that directory is put on `PYTHONPATH`: to `importlib.metadata` it is an installed
+distribution like any other, and nothing is installed into the environment running the
+tests, so there is nothing to undo.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -64,40 +62,27 @@ dependencies = ["assay"]
 
 [project.entry-points."assay.scorers"]
 my_scorer = "my_pkg:factory"
+
+[tool.hatch.build.targets.wheel]
+packages = ["my_pkg"]
 """
 
 
 def install_plugin(root: Path) -> Path:
-    """The plugin's project under `root/project`, installed into `root/site` as an installer
-    would lay it out (the package, and a `.dist-info` whose metadata and entry points come
-    from the project's pyproject.toml); returns the site directory."""
+    """The plugin's project under `root/project`, built and installed by pip into `root/site`
+    (no network: the build backend is hatchling, installed with the dev extra); returns the site
+    directory."""
     project = root / "project"
     (project / "my_pkg").mkdir(parents=True)
     (project / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (project / "my_pkg" / "__init__.py").write_text(PLUGIN_MODULE, encoding="utf-8")
-    declared = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-
     site = root / "site"
-    shutil.copytree(project / "my_pkg", site / "my_pkg")
-    name, version = declared["name"], declared["version"]
-    dist_info = site / f"{name.replace('-', '_')}-{version}.dist-info"
-    dist_info.mkdir()
-    requires = "".join(f"Requires-Dist: {r}\n" for r in declared["dependencies"])
-    files = {
-        "METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}",
-        "entry_points.txt": "".join(
-            f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()) + "\n"
-            for group, entries in declared["entry-points"].items()
-        ),
-        "top_level.txt": "my_pkg\n",
-        "INSTALLER": "assay-tests\n",
-    }
-    for file_name, text in files.items():
-        (dist_info / file_name).write_text(text, encoding="utf-8")
-    record = ["my_pkg/__init__.py,,", *(f"{dist_info.name}/{n},," for n in files)]
-    (dist_info / "RECORD").write_text(
-        "\n".join([*record, f"{dist_info.name}/RECORD,,"]) + "\n", encoding="utf-8"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
+    pip += ["--no-build-isolation", "--disable-pip-version-check", "--target", str(site)]
+    installed = subprocess.run(
+        [*pip, str(project)], capture_output=True, text=True, timeout=300, check=False
     )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
     return site
 
 
