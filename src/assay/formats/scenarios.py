@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import (
+from assay.formats._common import (
     ReadProblem,
     id_text,
     jsonl_lines,
