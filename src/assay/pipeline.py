@@ -25,7 +25,7 @@ import os
 import re
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,14 +35,15 @@ if TYPE_CHECKING:
     import asyncio
 
 from assay._gc import rare_collection
-from assay.formats.assetopsbench import (
-    ReadProblem,
-    jsonl_run_lines,
-    read_run_file,
-    run_from_line,
-    walk_run_files,
-)
 from assay.formats.ids import scenario_key
+from assay.formats.registry import (
+    ReadProblem,
+    Unit,
+    get_reader,
+    read_unit,
+    walk_inputs,
+    work_units,
+)
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
@@ -66,7 +67,8 @@ class EvaluateOptions:
     """What to evaluate and where to write the reports."""
 
     trajectories: Path
-    """A run file, or a directory searched recursively for `*.json` and `*.jsonl`."""
+    """A run file, or a directory searched recursively for `*.json`, `*.jsonl` and `*.ndjson`
+    in any format a reader of `assay.formats.registry` knows."""
 
     scenarios: tuple[Path, ...]
     """Scenario folders and/or JSON/JSONL scenario files."""
@@ -91,6 +93,9 @@ class EvaluateOptions:
     red_flag_thresholds: RedFlagThresholds | None = None
     """Where the summary's red flags are raised (default: `RedFlagThresholds()`)."""
 
+    reader: str | None = None
+    """The reader every run file is read with (`--from`); None: the reader that claims it."""
+
 
 def evaluate(
     options: EvaluateOptions,
@@ -108,6 +113,7 @@ def evaluate(
 
     Raises:
         UnknownScorerError: the default scorer does not exist (checked before any work).
+        UnknownReaderError: `options.reader` names no reader (checked before any work).
     """
     with rare_collection():
         return _evaluate(options, on_result, on_progress)
@@ -121,6 +127,8 @@ def _evaluate(
     scorers = _Scorers(options.scorer_options)
     for name in options.scorers or (options.scorer_default,):
         scorers.get(name)  # fail fast on a typo or bad options, before reading anything
+    if options.reader is not None:
+        get_reader(options.reader)
     scenarios = index_scenarios(list(options.scenarios))
     builder = SummaryBuilder(red_flag_thresholds=options.red_flag_thresholds)
     builder.set_scenarios_loaded(len(scenarios))
@@ -128,7 +136,7 @@ def _evaluate(
     walk_problems: list[ReadProblem] = []
 
     def run_files() -> Iterator[str]:
-        for item in walk_run_files(options.trajectories, exclude=[options.reports_dir]):
+        for item in walk_inputs(options.trajectories, exclude=[options.reports_dir]):
             if isinstance(item, ReadProblem):
                 walk_problems.append(item)
             else:
@@ -170,6 +178,7 @@ def _evaluate(
             options.scorers,
             writer.directory,
             keep_results=on_result is not None,
+            reader=options.reader,
         )
         try:
             if scorers.uses_models():
@@ -272,7 +281,7 @@ async def _judge_files(
     pending: deque[asyncio.Task[_Scored]] = deque()
     try:
         for path in files:
-            for item in read_run_file(path):
+            for item in file_scorer.read(path):
                 pending.append(asyncio.ensure_future(file_scorer.score_async(item)))
                 await asyncio.sleep(0)  # let the new run's calls start
                 while pending and (pending[0].done() or len(pending) >= _JUDGED_IN_FLIGHT):
@@ -329,6 +338,7 @@ class _FileScorer:
         reports_dir: Path,
         *,
         keep_results: bool = True,
+        reader: str | None = None,
     ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
@@ -337,23 +347,22 @@ class _FileScorer:
         self.reports_dir = reports_dir
         self.keep_results = keep_results
         """Whether a scored run's `_Scored` holds its full result, not only its figures."""
+        self.reader = reader
+        """The reader to use (`EvaluateOptions.reader`)."""
+
+    def read(self, path: str) -> Iterator[Trajectory | ReadProblem]:
+        """The runs and problems of one file, one at a time."""
+        for unit in work_units(path, self.reader):
+            yield from read_unit(unit)
 
     def __call__(self, path: str) -> Iterator[_Scored]:
         """The outcomes of the file's runs, one at a time."""
-        for item in read_run_file(path):
+        for item in self.read(path):
             yield self.score(item)
 
-    def units(self, units: list[_Unit]) -> list[_Scored]:
+    def units(self, units: list[Unit]) -> list[_Scored]:
         """The outcomes of a batch of work units, in order (what a worker is handed)."""
-        scored: list[_Scored] = []
-        for unit in units:
-            if isinstance(unit, str):
-                scored.extend(self(unit))
-            elif isinstance(unit, ReadProblem):
-                scored.append(self.score(unit))
-            else:
-                scored.append(self.score(run_from_line(*unit)))
-        return scored
+        return [self.score(item) for unit in units for item in read_unit(unit)]
 
     def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
@@ -385,11 +394,6 @@ class _FileScorer:
         return _Scored(outcome, key=key, problems=problems)
 
 
-_Unit = str | tuple[bytes, str] | ReadProblem
-"""A unit of work: a `.json` run file's path, one `.jsonl` line with its source, or a
-problem met while reading a `.jsonl` file (passed through so it keeps its place in order)."""
-
-
 class _Problems:
     """Ground-truth problems, each once (workers may each meet the same broken folder)."""
 
@@ -417,18 +421,15 @@ _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _chunks(files: Iterator[str]) -> Iterator[list[_Unit]]:
+def _chunks(files: Iterator[str], reader: str | None = None) -> Iterator[list[Unit]]:
     """The work units of `files` in order, `_CHUNK` at a time.
 
     A `.json` file is one unit; a `.jsonl` file is read here line by line and each line is a
-    unit, so a file of any size is shared out in small pieces like the rest.
+    unit (see `work_units`), so a file of any size is shared out in small pieces like the rest.
     """
-    chunk: list[_Unit] = []
+    chunk: list[Unit] = []
     for path in files:
-        units: Iterable[_Unit] = (
-            jsonl_run_lines(path) if path.lower().endswith(".jsonl") else (path,)
-        )
-        for unit in units:
+        for unit in work_units(path, reader):
             chunk.append(unit)
             if len(chunk) == _CHUNK:
                 yield chunk
@@ -457,7 +458,7 @@ def _scored_files(
     from assay._forkpool import ForkPool
 
     with ForkPool(file_scorer.units, count) as pool:
-        results = pool.map(_chunks(files), in_flight=2 * count)
+        results = pool.map(_chunks(files, file_scorer.reader), in_flight=2 * count)
         yield (scored for chunk in results for scored in chunk)
 
 

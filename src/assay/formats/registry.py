@@ -283,9 +283,10 @@ class LineUnit:
         return (LineUnit, (self.reader, self.line, self.source))
 
 
-Unit = FileUnit | LineUnit | ReadProblem
-"""A unit of reading work: a file, a line, or a problem met while splitting a file (kept so
-that it keeps its place in the order)."""
+Unit = str | FileUnit | LineUnit | ReadProblem
+"""A unit of reading work: a file's path (a JSON document, for the reader that claims it), a
+file for a named reader, one line, or a problem met while splitting a file (kept so that it
+keeps its place in the order)."""
 
 
 def work_units(path: str | Path, fmt: str | None = None) -> Iterator[Unit]:
@@ -304,13 +305,14 @@ def work_units(path: str | Path, fmt: str | None = None) -> Iterator[Unit]:
         UnknownReaderError: `fmt` names no reader.
 
     Example:
-        >>> list(work_units("runs/11.json"))
-        [FileUnit(path='runs/11.json', fmt=None, skip=0)]
+        >>> list(work_units("runs/11.json")), list(work_units("runs/11.json", "track1"))
+        (['runs/11.json'], [FileUnit(path='runs/11.json', fmt='track1', skip=0)])
     """
     source = os.fspath(path)
     reader = get_reader(fmt) if fmt is not None else None
     if not is_lines_file(source) or (reader is not None and reader.lines == "together"):
-        yield FileUnit(source, fmt)
+        # The usual unit, a path, costs the least to hand to a worker process.
+        yield source if fmt is None else FileUnit(source, fmt)
         return
     name = _file_name(source)
     number = 0
@@ -342,6 +344,8 @@ def read_unit(unit: Unit) -> Iterator[Trajectory | ReadProblem]:
         >>> [item.reason for item in read_unit(FileUnit("no/such/file.json"))]
         ['cannot read file: No such file or directory']
     """
+    if isinstance(unit, str):
+        return _read_file_unit(FileUnit(unit))
     if isinstance(unit, ReadProblem):
         return iter((unit,))
     if isinstance(unit, LineUnit):

@@ -1,4 +1,4 @@
-"""Tests for `assay.formats.detect`: telling a file's format and reading its runs."""
+"""Tests for `assay.formats.registry`: which reader claims a file, and reading its runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from assay.cli import convert
-from assay.formats import FORMATS, ReadProblem, detect_format, read_trajectories
+from assay.formats import ReadProblem, UnknownReaderError, detect_reader, read_file, reader_names
 from assay.records import Trajectory
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -36,17 +36,18 @@ def write_lines(path: Path, values: list[Any]) -> Path:
     return path
 
 
-def read(path: Path, fmt: str = "auto") -> list[Trajectory | ReadProblem]:
-    return list(read_trajectories(path, fmt))
+def read(path: Path, fmt: str | None = None) -> list[Trajectory | ReadProblem]:
+    return list(read_file(path, fmt))
 
 
 @pytest.mark.parametrize(("name", "fmt"), sorted(EXPECTED.items()))
 def test_every_sample_is_recognised(name: str, fmt: str) -> None:
-    assert detect_format(SAMPLES / name) == fmt
+    assert detect_reader(SAMPLES / name) == fmt
 
 
-def test_the_command_line_offers_the_same_formats() -> None:
-    assert convert.FORMATS == FORMATS
+def test_the_command_line_describes_every_reader() -> None:
+    for name in reader_names():
+        assert f"\n  {name} " in convert.DESCRIPTION, name
 
 
 @pytest.mark.parametrize(
@@ -81,17 +82,17 @@ def test_the_command_line_offers_the_same_formats() -> None:
     ],
 )
 def test_format_from_content(tmp_path: Path, value: Any, fmt: str | None) -> None:
-    assert detect_format(write(tmp_path / "input.json", value)) == fmt
+    assert detect_reader(write(tmp_path / "input.json", value)) == fmt
 
 
 def test_unreadable_and_invalid_files_have_no_format(tmp_path: Path) -> None:
-    assert detect_format(tmp_path / "missing.json") is None
+    assert detect_reader(tmp_path / "missing.json") is None
     (tmp_path / "bad.json").write_text("{nope")
-    assert detect_format(tmp_path / "bad.json") is None
+    assert detect_reader(tmp_path / "bad.json") is None
     (tmp_path / "bad.jsonl").write_text("{nope\n")
-    assert detect_format(tmp_path / "bad.jsonl") is None
+    assert detect_reader(tmp_path / "bad.jsonl") is None
     (tmp_path / "empty.jsonl").write_text("\n\n")
-    assert detect_format(tmp_path / "empty.jsonl") is None
+    assert detect_reader(tmp_path / "empty.jsonl") is None
 
 
 def test_a_json_list_of_conversations_gives_one_run_each(tmp_path: Path) -> None:
@@ -145,7 +146,8 @@ def test_jsonl_problems_before_the_first_run_line_are_reported_once(tmp_path: Pa
     path.write_bytes(b'{broken\n{"run_id": "r1", "answer": "3"}\n[1]\n')
     items = read(path)
     assert [type(i).__name__ for i in items] == ["ReadProblem", "Trajectory", "ReadProblem"]
-    assert [i.source for i in items] == [f"{path}:1", f"{path}:2", f"{path}:3"]
+    # A line holding a list is a list of runs, as a file holding one is.
+    assert [i.source for i in items] == [f"{path}:1", f"{path}:2", f"{path}:3#0"]
 
     spans = tmp_path / "spans.jsonl"
     chat = {
@@ -164,7 +166,8 @@ def test_jsonl_whose_first_line_cannot_be_told_goes_on(tmp_path: Path) -> None:
         tmp_path / "mixed.jsonl", [{"what": 1}, [{"type": "human", "content": "hi"}]]
     )
     problem, run = read(path)
-    assert isinstance(problem, ReadProblem) and "cannot tell the format" in problem.reason
+    assert isinstance(problem, ReadProblem)
+    assert problem.reason.startswith("not a run any reader knows: an object with keys what")
     assert isinstance(run, Trajectory) and run.question == "hi"
 
 
@@ -218,8 +221,18 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
         (b"[1, 2", "invalid JSON: unexpected end of data at line 1 column 6"),
         (
             b'{"what": 1}',
-            "cannot tell the format of this object (use --from to name it: "
-            "openai, langchain, adk, maseval, otel, assetopsbench)",
+            "not a run file any reader knows: an object with keys what (name the format with "
+            "--from: assetopsbench, track1, adk, maseval, otel, openai, langchain)",
+        ),
+        (
+            b'{"trajectory": [{"action": "ls", "observation": ""}], "history": [], "info": {}}',
+            "not a run file any reader knows: an object with keys trajectory, history, info "
+            "(SWE-agent .traj?)",
+        ),
+        (
+            b'{"trajectory": []}',
+            "not a run file any reader knows: an object with keys trajectory (name the format "
+            "with --from: assetopsbench, track1, adk, maseval, otel, openai, langchain)",
         ),
     ],
 )
@@ -232,8 +245,8 @@ def test_problems(tmp_path: Path, content: bytes, reason: str) -> None:
 
 
 def test_unknown_format_name_and_missing_file(tmp_path: Path) -> None:
-    (unknown,) = read(tmp_path / "x.json", "yaml")
-    assert isinstance(unknown, ReadProblem) and unknown.reason.startswith("unknown format 'yaml'")
+    with pytest.raises(UnknownReaderError, match=r"unknown format 'yaml' .*assetopsbench, track1"):
+        read(tmp_path / "x.json", "yaml")
     (missing,) = read(tmp_path / "missing.jsonl")
     assert isinstance(missing, ReadProblem) and missing.reason.startswith("cannot read file")
 
