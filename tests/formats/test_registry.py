@@ -257,3 +257,134 @@ def test_every_sample_reads_without_surprises() -> None:
         runs = [item for item in items if isinstance(item, Trajectory)]
         assert runs, name
         assert all(run.run_id for run in runs), name
+
+
+# --- the registry itself --------------------------------------------------------------------
+
+
+def test_the_builtin_list_is_every_module_that_registers_a_reader() -> None:
+    import importlib
+    import pkgutil
+
+    import assay.formats
+    from assay.formats import registry
+
+    for module in pkgutil.iter_modules(assay.formats.__path__):
+        importlib.import_module(f"assay.formats.{module.name}")
+    registering = {registry.get_reader(name).module for name in reader_names()}
+    registering.discard(__name__)  # readers this test module registers below
+    assert registering == set(registry.BUILTIN_MODULES)
+
+
+SHAPES: list[tuple[str, Any]] = [
+    ("11.json", {"run_id": "r", "answer": "a", "trajectory": {"turns": []}}),
+    ("11.json", {"trajectory": [{"step": 1, "tool": "sites", "response": []}]}),
+    ("Q_1_trajectory.json", {"id": 1, "text": "q", "trajectory": [{"task_number": 1}]}),
+    ("x.evalset.json", {"eval_set_id": "s", "eval_cases": []}),
+    ("x.json", {"task_id": "t", "traces": {}}),
+    ("x.json", {"resourceSpans": []}),
+    ("x.json", {"run_id": "r", "messages": [{"role": "user", "content": "x"}]}),
+    ("x.json", {"messages": [{"type": "human", "content": "x"}]}),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), SHAPES)
+def test_one_reader_claims_each_shape(name: str, value: Any) -> None:
+    # Readers are asked in order and the first claim wins, but no shape should rely on that.
+    from assay.formats import registry
+
+    claims = [r for r in reader_names() if registry.get_reader(r).sniff(name, value)]
+    assert len(claims) == 1, claims
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_one_reader_claims_each_sample(name: str) -> None:
+    from assay.formats import registry
+    from assay.formats._common import jsonl_run_lines, read_bytes
+
+    path = SAMPLES / name
+    if name.endswith(".jsonl"):
+        line = next(iter(jsonl_run_lines(path)))
+        assert not isinstance(line, ReadProblem)
+        value = orjson.loads(line[0])
+    else:
+        data = read_bytes(path)
+        assert isinstance(data, bytes)
+        value = orjson.loads(data)
+    claims = [r for r in reader_names() if registry.get_reader(r).sniff(name.lower(), value)]
+    assert claims == [EXPECTED[name]]
+
+
+def test_reading_assays_own_runs_imports_no_other_reader(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = write(tmp_path / "11.json", {"run_id": "r", "answer": "3"})
+    code = (
+        "import sys\n"
+        "from assay.formats.registry import read_file\n"
+        f"assert [r.run_id for r in read_file({str(path)!r})] == ['r']\n"
+        "print(sorted(m for m in sys.modules if m.startswith('assay.formats.')))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.split() == [
+        "['assay.formats._common',",
+        "'assay.formats.assetopsbench',",
+        "'assay.formats.registry']",
+    ]
+
+
+def test_a_reader_registered_from_outside_is_asked_first(tmp_path: Path) -> None:
+    from assay.formats import register_reader
+
+    def sniff(name: str, value: Any) -> bool:
+        return name.endswith(".mine.json")
+
+    def read_mine(value: Any, source: str) -> list[Trajectory | ReadProblem]:
+        return [Trajectory(run_id=str(value["run_id"]) + "-mine", source=source)]
+
+    register_reader("test-mine", sniff, read_mine, description="a test's own format")
+    with pytest.raises(ValueError, match="already registered"):
+        register_reader("test-mine", sniff, read_mine)
+    path = write(tmp_path / "a.mine.json", {"run_id": "r", "answer": "3"})
+    (run,) = read(path)
+    assert isinstance(run, Trajectory) and run.run_id == "r-mine"
+    assert reader_names()[-1] == "test-mine"
+    (plain,) = read(write(tmp_path / "a.json", {"run_id": "r", "answer": "3"}))
+    assert isinstance(plain, Trajectory) and plain.run_id == "r"
+
+
+def test_a_named_reader_that_finds_nothing_says_so(tmp_path: Path) -> None:
+    path = write(tmp_path / "spans.json", {"resourceSpans": []})
+    (problem,) = read(path)
+    assert isinstance(problem, ReadProblem) and problem.source == str(path)
+    path = write_lines(tmp_path / "one.jsonl", [{"resourceSpans": []}])
+    items = read(path, "otel")
+    assert all(isinstance(item, ReadProblem) for item in items), items
+
+
+def test_ndjson_files_are_lines_too(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "runs.ndjson", [{"run_id": "a"}, {"run_id": "b"}])
+    assert [getattr(item, "run_id", None) for item in read(path)] == ["a", "b"]
+
+
+def test_lines_are_split_into_units_and_read_alike(tmp_path: Path) -> None:
+    import pickle
+
+    from assay.formats.registry import LineUnit, read_unit, work_units
+
+    chats = write_lines(
+        tmp_path / "chats.jsonl",
+        [[{"role": "user", "content": "one"}], [{"role": "user", "content": "two"}]],
+    )
+    units = list(work_units(chats))
+    assert [type(unit).__name__ for unit in units] == ["LineUnit", "LineUnit"]
+    assert all(isinstance(unit, LineUnit) and unit.reader == "openai" for unit in units)
+    copies = [pickle.loads(pickle.dumps(unit)) for unit in units]  # as a worker gets them
+    questions = [run.question for unit in copies for run in read_unit(unit)]
+    assert questions == ["one", "two"]
+    # Spans of one trace may be split over lines: the file is one unit.
+    spans = write_lines(tmp_path / "spans.jsonl", [{"resourceSpans": []}, {"resourceSpans": []}])
+    assert [type(unit).__name__ for unit in work_units(spans)] == ["FileUnit"]

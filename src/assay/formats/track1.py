@@ -80,6 +80,8 @@ def read_value(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
         ['not a track-1 trajectory (no trajectory list of sub-tasks): an object with keys run_id']
     """
     if isinstance(value, list):
+        if not value:
+            yield ReadProblem(source, "empty list: no runs")
         for index, item in enumerate(value):
             yield _run_or_problem(item, f"{source}#{index}")
     else:
