@@ -65,6 +65,7 @@ __all__ = [
     "read_unit",
     "reader_names",
     "register_reader",
+    "unregister_reader",
     "walk_inputs",
     "work_units",
 ]
@@ -150,6 +151,7 @@ def register_reader(
         >>> register_reader("doc-example", lambda name, value: False, lambda value, source: [])
         >>> "doc-example" in reader_names()
         True
+        >>> unregister_reader("doc-example")
     """
     if name in _by_name:
         raise ValueError(f"a reader named {name!r} is already registered")
@@ -160,6 +162,19 @@ def register_reader(
         _builtin.setdefault(module, []).append(reader)
     else:
         _external.append(reader)
+
+
+def unregister_reader(name: str) -> None:
+    """Forget the reader `name` (one registered from outside assay; for tests and plugins).
+
+    Raises:
+        UnknownReaderError: no such reader, or a built-in one.
+    """
+    reader = _by_name.get(name)
+    if reader is None or reader not in _external:
+        raise UnknownReaderError(f"no reader {name!r} registered from outside assay")
+    _external.remove(reader)
+    del _by_name[name]
 
 
 def _load_through(index: int) -> None:
