@@ -229,6 +229,7 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
             "not a run file any reader knows: an object with keys trajectory, history, info "
             "(SWE-agent .traj?)",
         ),
+        (b"[1, 2]", "not a run file any reader knows: a list of numbers, with no object in it"),
         (
             b'{"trajectory": []}',
             "not a run file any reader knows: an object with keys trajectory (name the format "
@@ -319,10 +320,12 @@ def test_reading_assays_own_runs_imports_no_other_reader(tmp_path: Path) -> None
     import sys
 
     path = write(tmp_path / "11.json", {"run_id": "r", "answer": "3"})
+    counts = write(tmp_path / "token_counts.json", [120, 80])  # no reader can claim it
     code = (
         "import sys\n"
         "from assay.formats.registry import read_file\n"
         f"assert [r.run_id for r in read_file({str(path)!r})] == ['r']\n"
+        f"assert [p.reason[-20:] for p in read_file({str(counts)!r})] == ['with no object in it']\n"
         "print(sorted(m for m in sys.modules if m.startswith('assay.formats.')))\n"
     )
     proc = subprocess.run(

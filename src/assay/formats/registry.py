@@ -15,7 +15,8 @@ built-in modules are imported when first needed, in the order of `BUILTIN_MODULE
 that tuple equal to the modules that register); a file goes to the first reader that claims it,
 readers registered from outside assay being asked first. A file no reader claims, or in which
 its reader finds nothing, is a `ReadProblem` saying what the file looked like: nothing is
-guessed.
+guessed. JSON with no object in it (a number, a list of strings) is no run of any format, and
+no reader is asked about it.
 
 `assay evaluate` and `assay convert` read with `work_units` and `read_unit`: a `.json` file is
 one unit, read where the unit is read (in a worker process, say), and a file of lines is split
@@ -38,14 +39,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from assay.formats._common import (
     ReadProblem,
     describe,
+    first_item,
     is_lines_file,
     jsonl_run_lines,
     parse_json,
@@ -95,9 +96,8 @@ _HINTS: tuple[tuple[frozenset[str], str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Reader:
-    """One registered format."""
+class Reader(NamedTuple):
+    """One registered format (a named tuple: cheaper to define at start-up than a dataclass)."""
 
     name: str
     """What `--from` calls it."""
@@ -228,6 +228,13 @@ def get_reader(name: str) -> Reader:
 
 def _claimant(name: str, value: Any) -> Reader | None:
     """The first reader that claims a file, importing built-in modules only as needed."""
+    if not _external:
+        # The usual file, asked first without the general loop: this runs once per file.
+        for reader in _builtin.get(BUILTIN_MODULES[0], ()):
+            if reader.sniff(name, value):
+                return reader
+    if not _holds_objects(value):
+        return None  # see _unknown: no reader is asked (nor imported) for such a value
     for reader in _external:
         if reader.sniff(name, value):
             return reader
@@ -272,9 +279,8 @@ def _name_of(reader: Reader | None) -> str | None:
 # --- reading -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FileUnit:
-    """A whole file, read where the unit is read."""
+class FileUnit(NamedTuple):
+    """A whole file for a named reader, read where the unit is read."""
 
     path: str
     fmt: str | None = None
@@ -282,22 +288,16 @@ class FileUnit:
     skip: int = 0
     """Lines of a lines file already reported on while splitting it (not read again)."""
 
-    def __reduce__(self) -> tuple[type[FileUnit], tuple[str, str | None, int]]:
-        return (FileUnit, (self.path, self.fmt, self.skip))
 
-
-@dataclass(frozen=True, slots=True)
-class LineUnit:
+class LineUnit(NamedTuple):
     """One line of a lines file, for the reader that reads the file."""
 
     reader: str
     line: bytes
     source: str
 
-    def __reduce__(self) -> tuple[type[LineUnit], tuple[str, bytes, str]]:
-        return (LineUnit, (self.reader, self.line, self.source))
 
-
+# Units are tuples: the cheapest objects to build, and to pickle for a worker process.
 Unit = str | FileUnit | LineUnit | ReadProblem
 """A unit of reading work: a file's path (a JSON document, for the reader that claims it), a
 file for a named reader, one line, or a problem met while splitting a file (kept so that it
@@ -360,12 +360,16 @@ def read_unit(unit: Unit) -> Iterator[Trajectory | ReadProblem]:
         ['cannot read file: No such file or directory']
     """
     if isinstance(unit, str):
-        return _read_file_unit(FileUnit(unit))
+        return _read_document(unit, None)
     if isinstance(unit, ReadProblem):
         return iter((unit,))
     if isinstance(unit, LineUnit):
         return _read_line(unit)
-    return _read_file_unit(unit)
+    if is_lines_file(unit.path):
+        # Only a reader of lines together gets here (see work_units).
+        assert unit.fmt is not None
+        return _read_lines_together(get_reader(unit.fmt), unit.path, unit.skip)
+    return _read_document(unit.path, unit.fmt)
 
 
 def read_file(path: str | Path, fmt: str | None = None) -> Iterator[Trajectory | ReadProblem]:
@@ -394,13 +398,7 @@ def _read_line(unit: LineUnit) -> Iterator[Trajectory | ReadProblem]:
     yield from _found(reader, reader.read(value, unit.source), unit.source)
 
 
-def _read_file_unit(unit: FileUnit) -> Iterator[Trajectory | ReadProblem]:
-    source = unit.path
-    if is_lines_file(source):
-        # Only a reader of lines together gets here (see work_units).
-        assert unit.fmt is not None
-        yield from _read_lines_together(get_reader(unit.fmt), source, unit.skip)
-        return
+def _read_document(source: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:
     data = read_bytes(source)
     if isinstance(data, ReadProblem):
         yield data
@@ -412,8 +410,8 @@ def _read_file_unit(unit: FileUnit) -> Iterator[Trajectory | ReadProblem]:
     if reason is not None:
         yield ReadProblem(source, reason)
         return
-    if unit.fmt is not None:
-        reader: Reader | None = get_reader(unit.fmt)
+    if fmt is not None:
+        reader: Reader | None = get_reader(fmt)
     else:
         reader = _claimant(_file_name(source), value)
     if reader is None:
@@ -454,8 +452,16 @@ def _found(
         yield ReadProblem(source, f"the {reader.name} reader found no run in it")
 
 
+def _holds_objects(value: Any) -> bool:
+    """Whether a value is an object, or a list with an object or list in it: every run of every
+    format is an object, so nothing else is one, whichever reader is asked."""
+    return isinstance(value, dict) or first_item(value) is not None
+
+
 def _unknown(what: str, value: Any) -> str:
     text = f"not {what}: {describe(value)}"
+    if not _holds_objects(value):
+        return f"{text}, with no object in it"
     if isinstance(value, dict):
         keys = value.keys()
         for shape, hint in _HINTS:
@@ -465,9 +471,14 @@ def _unknown(what: str, value: Any) -> str:
 
 
 def _file_name(path: str | Path) -> str:
-    return os.path.basename(os.fspath(path)).lower()  # noqa: PTH119
+    return os.fspath(path).rpartition(os.sep)[2].lower()
 
 
 def _line_number(source: str) -> int:
     return int(source.rpartition(":")[2])
 
+
+
+# assay's own run shape is what is read most: its reader is loaded with the registry, so that
+# worker processes forked later inherit it rather than each importing it again.
+_load_through(0)
