@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assay.cli import convert
 from assay.formats import ReadProblem, UnknownReaderError, detect_reader, read_file, reader_names
@@ -396,3 +398,33 @@ def test_lines_are_split_into_units_and_read_alike(tmp_path: Path) -> None:
     # Spans of one trace may be split over lines: the file is one unit.
     spans = write_lines(tmp_path / "spans.jsonl", [{"resourceSpans": []}, {"resourceSpans": []}])
     assert [type(unit).__name__ for unit in work_units(spans)] == ["FileUnit"]
+
+
+_KEYS = ["run_id", "answer", "trajectory", "turns", "messages", "role", "content", "type",
+         "eval_cases", "conversation", "traces", "task_id", "resourceSpans", "traceId", "id",
+         "text", "logs", "task_number", "history", "info", "tool", "step"]  # fmt: skip
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@given(value=JSON, lines=st.booleans())
+def test_any_json_file_gives_runs_or_problems_and_never_raises(
+    tmp_path: Path, value: Any, lines: bool
+) -> None:
+    from hypothesis import assume
+
+    data = orjson.dumps(value)
+    assume(data.strip())
+    path = tmp_path / ("any.jsonl" if lines else "any.json")
+    path.write_bytes(data + b"\n")
+    items = read(path)
+    assert items and all(isinstance(item, Trajectory | ReadProblem) for item in items)
+    for item in items:
+        if isinstance(item, ReadProblem):
+            assert item.reason and "\n" not in item.reason
+        else:
+            item.tool_names()
