@@ -428,3 +428,23 @@ def test_any_json_file_gives_runs_or_problems_and_never_raises(
             assert item.reason and "\n" not in item.reason
         else:
             item.tool_names()
+
+
+def test_an_swe_agent_traj_file_is_reported_not_read_as_an_empty_run(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "django__django-11099.traj",
+        {
+            "environment": "swe_main",
+            "trajectory": [
+                {"action": "ls", "observation": "setup.py", "response": "", "thought": ""}
+            ],
+            "history": [{"role": "system", "content": "You are an agent.", "agent": "primary"}],
+            "info": {"model_stats": {"tokens_sent": 10, "tokens_received": 2}},
+        },
+    )
+    (problem,) = read(path)
+    assert isinstance(problem, ReadProblem) and problem.source == str(path)
+    assert problem.reason == (
+        "not a run file any reader knows: an object with keys environment, trajectory, "
+        "history, info (SWE-agent .traj?)"
+    )
