@@ -108,9 +108,9 @@ class Reader(NamedTuple):
     lines: Literal["each", "together"]
     """How a file of JSON lines is read: line by line, or all lines at once."""
     description: str
-    """One line for `--help` and messages."""
+    """One line saying what the format is."""
     module: str
-    """The module that registered it."""
+    """The module its `sniff` is defined in (which decides where it is asked)."""
 
 
 class UnknownReaderError(ValueError):
