@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from assay import pipeline
+from assay.formats.registry import Unit
 from assay.pipeline import EvaluateOptions, evaluate
 from assay.records import Case, Trajectory
 from assay.results import CaseResult, NotScored, Score
@@ -245,7 +246,7 @@ def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
     write_numbered(runs, gt, 80)
     units = pipeline._FileScorer.units
 
-    def dies_on_run_50(self: pipeline._FileScorer, chunk: list[pipeline._Unit]) -> object:
+    def dies_on_run_50(self: pipeline._FileScorer, chunk: list[Unit]) -> object:
         if any(isinstance(unit, str) and unit.endswith("50.json") for unit in chunk):
             os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
         return units(self, chunk)

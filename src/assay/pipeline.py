@@ -35,14 +35,15 @@ if TYPE_CHECKING:
     import asyncio
     from concurrent.futures import Future, ProcessPoolExecutor
 
-from assay.formats.assetopsbench import (
-    ReadProblem,
-    jsonl_run_lines,
-    read_run_file,
-    run_from_line,
-    walk_run_files,
-)
 from assay.formats.ids import scenario_key
+from assay.formats.registry import (
+    ReadProblem,
+    Unit,
+    get_reader,
+    read_unit,
+    walk_inputs,
+    work_units,
+)
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import PartFigures, ResultFigures, SummaryBuilder
@@ -73,7 +74,8 @@ class EvaluateOptions:
     """What to evaluate and where to write the reports."""
 
     trajectories: Path
-    """A run file, or a directory searched recursively for `*.json` and `*.jsonl`."""
+    """A run file, or a directory searched recursively for `*.json`, `*.jsonl` and `*.ndjson`
+    in any format a reader of `assay.formats.registry` knows."""
 
     scenarios: tuple[Path, ...]
     """Scenario folders and/or JSON/JSONL scenario files."""
@@ -98,6 +100,9 @@ class EvaluateOptions:
     red_flag_thresholds: RedFlagThresholds | None = None
     """Where the summary's red flags are raised (default: `RedFlagThresholds()`)."""
 
+    reader: str | None = None
+    """The reader every run file is read with (`--from`); None: the reader that claims it."""
+
 
 def evaluate(
     options: EvaluateOptions,
@@ -115,10 +120,13 @@ def evaluate(
 
     Raises:
         UnknownScorerError: the default scorer does not exist (checked before any work).
+        UnknownReaderError: `options.reader` names no reader (checked before any work).
     """
     scorers = _Scorers(options.scorer_options)
     for name in options.scorers or (options.scorer_default,):
         scorers.get(name)  # fail fast on a typo or bad options, before reading anything
+    if options.reader is not None:
+        get_reader(options.reader)
     scenarios = index_scenarios(list(options.scenarios))
     builder = SummaryBuilder(red_flag_thresholds=options.red_flag_thresholds)
     builder.set_scenarios_loaded(len(scenarios))
@@ -126,7 +134,7 @@ def evaluate(
     walk_problems: list[ReadProblem] = []
 
     def run_files() -> Iterator[str]:
-        for item in walk_run_files(options.trajectories, exclude=[options.reports_dir]):
+        for item in walk_inputs(options.trajectories, exclude=[options.reports_dir]):
             if isinstance(item, ReadProblem):
                 walk_problems.append(item)
             else:
@@ -169,6 +177,7 @@ def evaluate(
             options.scorers,
             writer.directory,
             keep_results=on_result is not None,
+            reader=options.reader,
         )
         try:
             if scorers.uses_models():
@@ -288,7 +297,7 @@ async def _judge_files(
     pending: deque[asyncio.Task[_Scored]] = deque()
     try:
         for path in files:
-            for item in read_run_file(path):
+            for item in file_scorer.read(path):
                 pending.append(asyncio.ensure_future(file_scorer.score_async(item)))
                 await asyncio.sleep(0)  # let the new run's calls start
                 while pending and (pending[0].done() or len(pending) >= _JUDGED_IN_FLIGHT):
@@ -345,6 +354,7 @@ class _FileScorer:
         reports_dir: Path,
         *,
         keep_results: bool = True,
+        reader: str | None = None,
     ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
@@ -353,23 +363,22 @@ class _FileScorer:
         self.reports_dir = reports_dir
         self.keep_results = keep_results
         """Whether a scored run's `_Scored` holds its full result, not only its figures."""
+        self.reader = reader
+        """The reader to use (`EvaluateOptions.reader`)."""
+
+    def read(self, path: str) -> Iterator[Trajectory | ReadProblem]:
+        """The runs and problems of one file, one at a time."""
+        for unit in work_units(path, self.reader):
+            yield from read_unit(unit)
 
     def __call__(self, path: str) -> Iterator[_Scored]:
         """The outcomes of the file's runs, one at a time."""
-        for item in read_run_file(path):
+        for item in self.read(path):
             yield self.score(item)
 
-    def units(self, units: list[_Unit]) -> list[_Scored]:
+    def units(self, units: list[Unit]) -> list[_Scored]:
         """The outcomes of a batch of work units, in order (what a worker is handed)."""
-        scored: list[_Scored] = []
-        for unit in units:
-            if isinstance(unit, str):
-                scored.extend(self(unit))
-            elif isinstance(unit, ReadProblem):
-                scored.append(self.score(unit))
-            else:
-                scored.append(self.score(run_from_line(*unit)))
-        return scored
+        return [self.score(item) for unit in units for item in read_unit(unit)]
 
     def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
@@ -401,11 +410,6 @@ class _FileScorer:
         return _Scored(outcome, key=key, problems=problems)
 
 
-_Unit = str | tuple[bytes, str] | ReadProblem
-"""A unit of work: a `.json` run file's path, one `.jsonl` line with its source, or a
-problem met while reading a `.jsonl` file (passed through so it keeps its place in order)."""
-
-
 class _Problems:
     """Ground-truth problems, each once (workers may each meet the same broken folder)."""
 
@@ -433,18 +437,15 @@ _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _chunks(files: Iterator[str]) -> Iterator[list[_Unit]]:
+def _chunks(files: Iterator[str], reader: str | None = None) -> Iterator[list[Unit]]:
     """The work units of `files` in order, `_CHUNK` at a time.
 
     A `.json` file is one unit; a `.jsonl` file is read here line by line and each line is a
-    unit, so a file of any size is shared out in small pieces like the rest.
+    unit (see `work_units`), so a file of any size is shared out in small pieces like the rest.
     """
-    chunk: list[_Unit] = []
+    chunk: list[Unit] = []
     for path in files:
-        units: Iterable[_Unit] = (
-            jsonl_run_lines(path) if path.lower().endswith(".jsonl") else (path,)
-        )
-        for unit in units:
+        for unit in work_units(path, reader):
             chunk.append(unit)
             if len(chunk) == _CHUNK:
                 yield chunk
@@ -481,7 +482,7 @@ def _scored_files(
         count, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
     )
     try:
-        yield _in_order(pool, _chunks(files), in_flight=2 * count)
+        yield _in_order(pool, _chunks(files, file_scorer.reader), in_flight=2 * count)
     except BaseException:
         # Interrupted or failed: the chunks not started are dropped; the workers finish the one
         # in hand (a few milliseconds) and exit, so no process outlives the evaluation.
@@ -496,7 +497,7 @@ _worker_scorer: _FileScorer | None = None
 """The file scorer of the evaluation in progress, set before the worker processes fork."""
 
 
-def _score_units(units: list[_Unit]) -> list[_Scored]:
+def _score_units(units: list[Unit]) -> list[_Scored]:
     """A worker's task: score a chunk of units with the scorer inherited from the parent."""
     assert _worker_scorer is not None, "workers are forked after the scorer is set"
     return _worker_scorer.units(units)
@@ -508,7 +509,7 @@ def _ignore_interrupts() -> None:
 
 
 def _in_order(
-    pool: ProcessPoolExecutor, chunks: Iterator[list[_Unit]], *, in_flight: int
+    pool: ProcessPoolExecutor, chunks: Iterator[list[Unit]], *, in_flight: int
 ) -> Iterator[_Scored]:
     """The outcomes of `chunks`, scored in `pool`, in input order, with at most `in_flight`
     chunks submitted at once (so memory stays flat however many runs there are)."""

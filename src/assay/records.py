@@ -233,6 +233,27 @@ class Trajectory:
 
 
 @dataclass(slots=True)
+class CaseTurn:
+    """One turn of a multi-turn scenario: what the user asks then, and what answers it.
+
+    Example:
+        >>> case = Case(id="4", expected_answer="1000045", turns=[
+        ...     CaseTurn("Which work order waits for approval?", "1000045")])
+        >>> case.turns[-1].expected_answer == case.expected_answer
+        True
+    """
+
+    question: str | None = None
+    """The user's message of this turn, if recorded."""
+
+    expected_answer: Any = None
+    """Ground truth of this turn, as written; None when the turn has none."""
+
+    characteristic_form: str | None = None
+    """What a right answer to this turn looks like, for judges, if recorded."""
+
+
+@dataclass(slots=True)
 class Case:
     """A scenario with its ground truth."""
 
@@ -294,3 +315,8 @@ class Case:
 
     metadata: dict[str, Any] = field(default_factory=dict)
     """Any other fields the scenario carried."""
+
+    turns: list[CaseTurn] | None = None
+    """The turns of a multi-turn scenario, in order; None for a single question. The case's
+    `expected_answer` (and `characteristic_form`, when the last turn has one) is the last
+    turn's: a run's final answer answers the last turn."""

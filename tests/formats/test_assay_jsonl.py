@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.formats import (
+    read_file,
     read_run_file,
-    read_trajectories,
     run_from_line,
     trajectory_to_line,
     trajectory_to_record,
@@ -42,7 +42,7 @@ def converted_samples() -> list[Trajectory]:
     runs = []
     for name in SAMPLE_NAMES:
         runs.extend(
-            item for item in read_trajectories(SAMPLES / name) if isinstance(item, Trajectory)
+            item for item in read_file(SAMPLES / name) if isinstance(item, Trajectory)
         )
     return runs
 

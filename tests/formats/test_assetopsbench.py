@@ -410,7 +410,7 @@ def test_empty_directory_is_a_problem(tmp_path: Path) -> None:
     problem = only_problem(list(read_runs(tmp_path)))
     assert (problem.source, problem.reason) == (
         str(tmp_path),
-        "no .json or .jsonl files in directory",
+        "no .json, .jsonl or .ndjson files in directory",
     )
 
 

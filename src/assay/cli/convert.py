@@ -11,24 +11,23 @@ from typing import Any
 from assay.cli.messages import error, say
 from assay.exit_codes import ExitCode
 
-# The names `assay.formats.detect.FORMATS` reads; repeated here so that building the parser
-# does not import the readers (`assay --help` stays fast). A test keeps the two in step.
-FORMATS = ("openai", "langchain", "adk", "maseval", "otel", "assetopsbench")
-
 DESCRIPTION = """\
 Convert agent trajectories into assay JSONL: one run per line, in the saved-run shape that
 `assay evaluate --trajectories` reads.
 
-Inputs are files, or directories searched recursively for *.json and *.jsonl. A JSON file holds
-one conversation or a list of them; a JSONL file one per line. The format is told from each
-file's content (and .evalset.json / .test.json names) unless --from names it:
+Inputs are files, or directories searched recursively for *.json, *.jsonl and *.ndjson. A JSON
+file holds one run or conversation, or a list of them; a JSONL file one per line. The format is
+told from each file's content (and .evalset.json / .test.json names) unless --from names it:
 
-  openai         OpenAI chat-completions messages (role, content, tool_calls)
-  langchain      LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)
+  assetopsbench  saved AssetOpsBench runs, assay's own run shape (run_id, answer, trajectory)
+  track1         AssetOpsBench track-1 trajectory files (Q_<n>_trajectory.json)
   adk            Google ADK eval sets (.evalset.json, .test.json)
   maseval        MASEval benchmark reports (task_id, traces)
   otel           OpenTelemetry GenAI spans exported as OTLP JSON
-  assetopsbench  saved AssetOpsBench runs
+  openai         OpenAI chat-completions messages (role, content, tool_calls)
+  langchain      LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)
+
+A file no reader knows is listed with what it looked like; nothing is guessed.
 
 Every input that cannot be converted is listed with its reason, and conversion goes on with
 the rest. The output file is written atomically: it appears complete, or not at all.
@@ -68,9 +67,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
         dest="fmt",
-        choices=("auto", *FORMATS),
         default="auto",
-        help="the input format (default: %(default)s, told from each file)",
+        metavar="FORMAT",
+        help="the input format, one of those listed above (default: %(default)s, told from "
+        "each file)",
     )
     parser.add_argument(
         "--out",
@@ -98,9 +98,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return ExitCode.INPUT_ERROR
 
     from assay.formats.assay_jsonl import write_runs_jsonl
-    from assay.formats.assetopsbench import ReadProblem, walk_run_files
-    from assay.formats.detect import read_trajectories
+    from assay.formats.registry import (
+        ReadProblem,
+        UnknownReaderError,
+        get_reader,
+        read_file,
+        walk_inputs,
+    )
     from assay.records import Trajectory
+
+    fmt = None if args.fmt == "auto" else args.fmt
+    if fmt is not None:
+        try:
+            get_reader(fmt)
+        except UnknownReaderError as exc:
+            parser.error(f"--from: {exc}")  # exits with USAGE_ERROR
 
     problems: list[ReadProblem] = []
     files: list[str] = []
@@ -108,7 +120,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     def converted() -> Iterator[Trajectory]:
         for path in args.inputs:
-            for item in walk_run_files(path):
+            for item in walk_inputs(path):
                 if isinstance(item, ReadProblem):
                     problems.append(item)
                     continue
@@ -116,7 +128,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 if os.path.realpath(item) == written_to:
                     continue
                 files.append(item)
-                for found in read_trajectories(item, args.fmt):
+                for found in read_file(item, fmt):
                     if isinstance(found, ReadProblem):
                         problems.append(found)
                     else:

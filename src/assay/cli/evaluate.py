@@ -14,8 +14,11 @@ from assay.exit_codes import ExitCode
 DESCRIPTION = """\
 Score saved agent runs against ground truth and write reports.
 
-Runs are read from --trajectories (a file, or a directory searched recursively for *.json and
-*.jsonl). Ground truth comes from --scenarios: folders scenario_<id>/groundtruth.txt and/or
+Runs are read from --trajectories (a file, or a directory searched recursively for *.json,
+*.jsonl and *.ndjson) in any format `assay convert` reads: saved AssetOpsBench runs, track-1
+trajectory files, ADK eval sets, MASEval reports, OTLP spans, OpenAI or LangChain chats. Each
+file's format is told from its name and content, unless --from names it. Ground truth comes
+from --scenarios: folders scenario_<id>/groundtruth.txt (or turns/<NN>/groundtruth.txt) and/or
 JSON/JSONL scenario files. Each run is joined to its scenario by id and scored; every input
 that cannot be scored is listed with its reason in _aggregate.json.
 """
@@ -50,7 +53,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         required=True,
         type=Path,
         metavar="PATH",
-        help="a run file or a directory of *.json / *.jsonl runs",
+        help="a run file or a directory of *.json / *.jsonl / *.ndjson runs",
+    )
+    parser.add_argument(
+        "--from",
+        dest="fmt",
+        metavar="FORMAT",
+        help="read every run file with this reader (assetopsbench, track1, adk, maseval, otel, "
+        "openai, langchain; see `assay convert --help`) instead of telling each file's format",
     )
     parser.add_argument(
         "--scenarios",
@@ -453,6 +463,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
         error(f"--reports-dir is not a directory: {args.reports_dir}")
         return ExitCode.INPUT_ERROR
+    if args.fmt is not None:
+        from assay.formats.registry import UnknownReaderError, get_reader
+
+        try:
+            get_reader(args.fmt)
+        except UnknownReaderError as exc:
+            parser.error(f"--from: {exc}")  # exits with USAGE_ERROR
 
     show_progress = (
         not (args.quiet or args.no_progress) and sys.stderr is not None and sys.stderr.isatty()
@@ -465,6 +482,7 @@ def _evaluate_and_report(
     parser: argparse.ArgumentParser,
     show_progress: bool,
 ) -> int:
+    from assay.formats.registry import UnknownReaderError
     from assay.pipeline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, print_summary
     from assay.scorers.registry import UnknownScorerError
@@ -487,12 +505,15 @@ def _evaluate_and_report(
         scorer_options=scorer_options,
         workers=args.workers,
         red_flag_thresholds=thresholds,
+        reader=args.fmt,
     )
     try:
         with Progress(enabled=show_progress) as progress:
             summary = evaluate(options, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
+    except UnknownReaderError as exc:
+        parser.error(f"--from: {exc}")  # exits with USAGE_ERROR
     except OSError as exc:
         error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return ExitCode.INPUT_ERROR

@@ -51,15 +51,18 @@ import orjson
 
 from assay._jsonable import json_type
 from assay.formats._adk_criteria import CONFIG_FILE, TrajectoryCriterion, trajectory_criterion
-from assay.formats.assetopsbench import (
+from assay.formats._common import (
     ReadProblem,
-    _count,
+    first_item,
     id_text,
+    named,
     parse_json,
     read_bytes,
     safe_text,
     tool_args,
 )
+from assay.formats._common import count as _count
+from assay.formats.registry import register_reader
 from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
 
 __all__ = ["TrajectoryCriterion", "cases_from_adk", "load_adk_cases", "trajectories_from_adk"]
@@ -527,3 +530,41 @@ def _result_text(result: Any) -> str | None:
         return orjson.dumps(result).decode("utf-8")
     except TypeError:
         return safe_text(result)
+
+
+# --- registration --------------------------------------------------------------------------
+
+NAME = "adk"
+"""The reader's name (`--from adk`)."""
+
+_FILE_NAMES = (".evalset.json", ".test.json")
+
+
+def _sniff(name: str, value: Any) -> bool:
+    if name.endswith(_FILE_NAMES):
+        return True
+    if isinstance(value, dict):
+        return "eval_cases" in value or "evalCases" in value
+    first = first_item(value)
+    if not isinstance(first, dict):
+        return False
+    if "query" in first and ("reference" in first or "expected_tool_use" in first):
+        return True
+    if ("eval_id" in first or "evalId" in first) and "conversation" in first:
+        return True
+    entries = first.get("data")
+    return (
+        isinstance(entries, list)
+        and "name" in first
+        and bool(entries)
+        and isinstance(entries[0], dict)
+        and "query" in entries[0]
+    )
+
+
+register_reader(
+    NAME,
+    _sniff,
+    lambda value, source: named(trajectories_from_adk(value, source)),
+    description="Google ADK eval sets (.evalset.json, .test.json)",
+)

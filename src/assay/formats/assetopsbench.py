@@ -27,18 +27,27 @@ Example:
 
 from __future__ import annotations
 
-import errno
 import math
-import os
-import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from assay._jsonable import json_type
+from assay.formats._common import (
+    ReadProblem,
+    count,
+    first_item,
+    id_text,
+    is_lines_file,
+    jsonl_run_lines,
+    parse_json,
+    read_bytes,
+    tool_args,
+    walk_inputs,
+)
+from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
 
 __all__ = [
@@ -52,35 +61,90 @@ __all__ = [
     "walk_run_files",
 ]
 
-
-@dataclass(slots=True)
-class ReadProblem:
-    """An input that could not be read, and why."""
-
-    source: str
-    """`path`, `path:LINE` (a `.jsonl` line, from 1) or `path#INDEX` (an item of a JSON list,
-    from 0)."""
-
-    reason: str
-    """One line saying what is wrong, e.g. `invalid JSON: unexpected end of data at line 1
-    column 4`."""
+NAME = "assetopsbench"
+"""The reader's name (`--from assetopsbench`)."""
 
 
-_INPUT_SUFFIXES = (".json", ".jsonl")
-_UTF8_BOM = b"\xef\xbb\xbf"
-
-# An object with none of these is not a run (a scenario file or a report dropped into the runs
-# directory, say). Reporting it beats producing a run with no id, no answer and no steps.
-_RUN_FIELDS = ("run_id", "scenario_id", "answer", "trajectory")
+# What a plan-execute step result or an SDK turn carries, and what other harnesses' steps do.
+_STEP_FIELDS = frozenset({"step", "server", "tool", "tool_args", "tool_calls"})
+_FOREIGN_STEP_FIELDS = frozenset({"logs", "task_number", "action"})
 
 _IN_KEYS = ("input_tokens", "prompt_tokens")
 _OUT_KEYS = ("output_tokens", "completion_tokens")
 _RECORD_IN_KEYS = ("tokens_in", *_IN_KEYS)
 _RECORD_OUT_KEYS = ("tokens_out", *_OUT_KEYS)
 
-# Token counts arrive as text now and then ("12"); anything longer than this is not a count,
-# and refusing it early keeps int() away from pathological strings.
+# Durations arrive as text now and then; anything longer than this is not a number.
 _MAX_COUNT_TEXT = 32
+
+
+def is_own_run(obj: dict[str, Any]) -> bool:
+    """Whether an object is a run in assay's own (AssetOpsBench-compatible) shape.
+
+    It names itself by `run_id`, `scenario_id` or `answer`, or its `trajectory` is SDK turns
+    (`{"turns": [...]}`), plan-execute step results, or either as JSON text. Anything else (a
+    scenario file or a report dropped into the runs directory, another harness's file with a
+    `trajectory` of its own) is reported, not read as a run with no id, answer or steps.
+
+    Example:
+        >>> is_own_run({"run_id": "r1"}), is_own_run({"trajectory": {"turns": []}})
+        (True, True)
+        >>> is_own_run({"id": 1, "trajectory": [{"task_number": 1, "logs": {}}]})
+        False
+    """
+    # Spelt out rather than any() over a tuple: this runs once per run file read.
+    if "run_id" in obj or "scenario_id" in obj or "answer" in obj:
+        return True
+    return _own_trajectory(obj.get("trajectory"))
+
+
+def _own_trajectory(trajectory: Any) -> bool:
+    if isinstance(trajectory, str):
+        return True
+    if isinstance(trajectory, dict):
+        return isinstance(trajectory.get("turns"), list)
+    if isinstance(trajectory, list):
+        first = trajectory[0] if trajectory else None
+        if isinstance(first, str):
+            return True
+        return (
+            isinstance(first, dict)
+            and not _FOREIGN_STEP_FIELDS.intersection(first)
+            and not _STEP_FIELDS.isdisjoint(first)
+        )
+    return False
+
+
+def _sniff(name: str, value: Any) -> bool:
+    # Chat logs may carry a run_id too; their messages are for the chat readers.
+    if isinstance(value, list):
+        value = first_item(value)
+    return isinstance(value, dict) and "messages" not in value and is_own_run(value)
+
+
+def read_value(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    """The runs in a parsed file (or line): one run object, or a list of them.
+
+    Example:
+        >>> [type(item).__name__ for item in read_value([{"run_id": "a"}, 3], "runs.json")]
+        ['Trajectory', 'ReadProblem']
+    """
+    if isinstance(value, dict):
+        yield _run_or_problem(value, source)
+    elif isinstance(value, list):
+        if not value:
+            yield ReadProblem(source, "empty list: no runs")
+        for index, item in enumerate(value):
+            item_source = f"{source}#{index}"
+            if isinstance(item, dict):
+                yield _run_or_problem(item, item_source)
+            else:
+                yield ReadProblem(item_source, f"expected a run object, got {json_type(item)}")
+    else:
+        yield ReadProblem(
+            source, f"expected a run object or a list of runs, got {json_type(value)}"
+        )
+
 
 
 def iter_input_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Path]:
@@ -102,7 +166,7 @@ def iter_input_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Pa
         >>> list(iter_input_files(Path("runs/11.json")))
         [PosixPath('runs/11.json')]
     """
-    for item in _walk_inputs(path, exclude):
+    for item in walk_inputs(path, exclude):
         if isinstance(item, str):
             yield Path(item)
 
@@ -126,7 +190,7 @@ def read_runs(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Trajector
         ...     print(item.reason)
         cannot read file: No such file or directory
     """
-    for item in _walk_inputs(path, exclude):
+    for item in walk_inputs(path, exclude):
         if isinstance(item, ReadProblem):
             yield item
         else:
@@ -140,12 +204,12 @@ def walk_run_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[str 
     themselves (one by one, or in parallel) with `read_run_file`. Paths come as strings:
     pathlib interns every name it parses, which adds up over many thousand files.
     """
-    return _walk_inputs(path, exclude)
+    return walk_inputs(path, exclude)
 
 
 def read_run_file(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     """The runs in one `.json` or `.jsonl` file, and a problem for each part that is unusable."""
-    if os.fspath(path).lower().endswith(".jsonl"):
+    if is_lines_file(path):
         return _read_jsonl(path)
     return _read_json(path)
 
@@ -223,79 +287,6 @@ def _error_text(value: Any) -> str | None:
 # --- files ---------------------------------------------------------------------------------
 
 
-def _walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | ReadProblem]:
-    if not path.is_dir():
-        yield str(path)
-        return
-    errors: list[OSError] = []
-    found_any = False
-    # Directories never read as input, such as the reports directory when it sits inside the
-    # runs directory: its reports must not come back as runs.
-    skipped = {os.path.realpath(p) for p in exclude}
-    # os.walk rather than Path.rglob: it lets hidden directories be pruned before descending,
-    # does not follow directory symlinks (no loops), and reports unlistable directories.
-    # Files are yielded directory by directory (each sorted, directories visited in sorted
-    # order) so that the order is stable without holding every path of a large tree at once.
-    for dirpath, dirnames, filenames in os.walk(path, onerror=errors.append):
-        dirnames[:] = sorted(
-            name
-            for name in dirnames
-            if not name.startswith(".")
-            and not (skipped and os.path.realpath(Path(dirpath, name)) in skipped)
-        )
-        for name in sorted(filenames):
-            if not name.startswith(".") and name.lower().endswith(_INPUT_SUFFIXES):
-                found_any = True
-                yield os.path.join(dirpath, name)  # noqa: PTH118
-    if not found_any and not errors:
-        # An empty directory is almost always a wrong path; say so instead of reading nothing.
-        yield ReadProblem(str(path), "no .json or .jsonl files in directory")
-    for error in errors:
-        yield ReadProblem(
-            error.filename or str(path), f"cannot list directory: {_os_reason(error)}"
-        )
-
-
-def read_bytes(path: str | Path) -> bytes | ReadProblem:
-    """The bytes of `path` without a UTF-8 byte-order mark, or why they cannot be read.
-
-    Shared with the other readers in `assay.formats`; not re-exported.
-    """
-    try:
-        data = _read_whole(path)
-    except OSError as error:
-        return ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
-    # Editors on some systems write a BOM; orjson refuses it, and it carries no meaning.
-    return data[3:] if data.startswith(_UTF8_BOM) else data
-
-
-def parse_json(data: bytes | memoryview) -> tuple[Any, str | None]:
-    """`(value, None)` for a JSON document, `(None, reason)` when it is not one.
-
-    Shared with the other readers in `assay.formats`; not re-exported.
-    """
-    try:
-        return orjson.loads(data), None
-    except orjson.JSONDecodeError as error:
-        # Only on the failure path: tell "not text at all" apart from "text, but not JSON",
-        # which orjson reports with the same exception and a less helpful message.
-        try:
-            bytes(data).decode("utf-8")
-        except UnicodeDecodeError as bad:
-            return None, f"not UTF-8: undecodable byte at offset {bad.start}"
-        return None, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-
-
-def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """`(line number from 1, line)` for each non-blank line of a JSONL file.
-
-    Shared with the other readers in `assay.formats`; not re-exported.
-    """
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line and not line.isspace():
-            yield number, line
-
-
 def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     source = str(path)
     data = read_bytes(path)
@@ -308,60 +299,8 @@ def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     value, reason = parse_json(data)
     if reason is not None:
         yield ReadProblem(source, reason)
-    elif isinstance(value, dict):
-        yield _run_or_problem(value, source)
-    elif isinstance(value, list):
-        if not value:
-            yield ReadProblem(source, "empty list: no runs")
-        for index, item in enumerate(value):
-            item_source = f"{source}#{index}"
-            if isinstance(item, dict):
-                yield _run_or_problem(item, item_source)
-            else:
-                yield ReadProblem(item_source, f"expected a run object, got {json_type(item)}")
     else:
-        yield ReadProblem(
-            source, f"expected a run object or a list of runs, got {json_type(value)}"
-        )
-
-
-def jsonl_run_lines(path: str | Path) -> Iterator[tuple[bytes, str] | ReadProblem]:
-    """The non-blank lines of a `.jsonl` run file as `(line, source)`, not yet parsed.
-
-    Read line by line, never whole: a JSONL file can hold any number of runs. A file that
-    cannot be read (or stops being readable part-way), or holds no line at all, gives a
-    problem. Each line becomes a run with `run_from_line`; the pipeline hands lines to its
-    workers in batches this way.
-
-    Example:
-        >>> import tempfile
-        >>> path = tempfile.mkstemp(suffix=".jsonl")[1]
-        >>> _ = open(path, "wb").write(b'{"run_id": "a"}\\n\\n[1]\\n')
-        >>> [source.rsplit(":", 1)[1] for _, source in jsonl_run_lines(path)]
-        ['1', '3']
-        >>> os.remove(path)
-    """
-    try:
-        handle = os.fdopen(_open_regular(path)[0], "rb")
-    except OSError as error:
-        yield ReadProblem(str(path), f"cannot read file: {_os_reason(error)}")
-        return
-    empty = True
-    with handle:
-        number = 0
-        try:
-            for number, line in enumerate(handle, start=1):
-                if number == 1 and line.startswith(_UTF8_BOM):
-                    line = line[len(_UTF8_BOM) :]
-                if not line or line.isspace():
-                    continue
-                empty = False
-                yield line, f"{path}:{number}"
-        except OSError as error:
-            yield ReadProblem(f"{path}:{number + 1}", f"cannot read file: {_os_reason(error)}")
-            return
-    if empty:
-        yield ReadProblem(str(path), "empty file")
+        yield from read_value(value, source)
 
 
 def run_from_line(line: bytes, source: str) -> Trajectory | ReadProblem:
@@ -387,13 +326,22 @@ def _read_jsonl(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
 
 
 def _run_or_problem(obj: dict[str, Any], source: str) -> Trajectory | ReadProblem:
-    if not any(name in obj for name in _RUN_FIELDS):
-        return ReadProblem(source, "not a run: no run_id, scenario_id, answer or trajectory")
+    if not is_own_run(obj):
+        return ReadProblem(
+            source,
+            "not a run: no run_id, scenario_id or answer, and no trajectory of turns or "
+            "step results",
+        )
     return trajectory_from_record(obj, source)
 
 
-def _os_reason(error: OSError) -> str:
-    return error.strerror or str(error) or type(error).__name__
+register_reader(
+    NAME,
+    _sniff,
+    read_value,
+    description="saved AssetOpsBench runs, assay's own run shape (run_id, answer, trajectory)",
+)
+
 
 
 # --- steps ---------------------------------------------------------------------------------
@@ -538,82 +486,9 @@ def _tool_call(raw: Any) -> ToolCall | None:
     )
 
 
-def tool_args(value: Any) -> dict[str, Any] | str | None:
-    """Tool-call arguments: a dict when they are (JSON text of) an object, else their text.
-
-    Never raises: malformed JSON and JSON that is not an object are kept as the raw string, and
-    other values become their JSON text (or, failing that, a plain description).
-    Shared with the other readers in `assay.formats`; not re-exported.
-
-    Example:
-        >>> tool_args('{"site": "MAIN"}'), tool_args("{site"), tool_args([1, 2])
-        ({'site': 'MAIN'}, '{site', '[1,2]')
-    """
-    if value is None or isinstance(value, dict):
-        return value
-    if isinstance(value, bytes | bytearray):
-        value = bytes(value).decode("utf-8", "replace")
-    if isinstance(value, str):
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-        return parsed if isinstance(parsed, dict) else value
-    try:
-        return orjson.dumps(value).decode("utf-8")
-    except TypeError:  # not JSON (an SDK object, a huge int) or nested past orjson's limit
-        return safe_text(value)
-
-
-def safe_text(value: Any) -> str:
-    """`str(value)`, or the type's name when even that fails (hostile `__str__`, deep nesting).
-
-    Shared with the other readers in `assay.formats`; not re-exported.
-    """
-    try:
-        return str(value)
-    except Exception:  # RecursionError included: str() of a very deep structure
-        return f"<{type(value).__name__}>"
 
 
 # --- fields --------------------------------------------------------------------------------
-
-
-def _open_regular(path: str | Path) -> tuple[int, int]:
-    """A descriptor for `path` and its size, if it is a regular file; OSError otherwise.
-
-    A FIFO or a device named like a run file (`x.json -> /dev/zero`) would block or never end;
-    O_NONBLOCK keeps the open itself from waiting on a FIFO, and regular files ignore it.
-    """
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    status = os.fstat(descriptor)
-    if not stat.S_ISREG(status.st_mode):
-        os.close(descriptor)
-        raise OSError(errno.EINVAL, "not a regular file")
-    return descriptor, status.st_size
-
-
-def _read_whole(path: str | Path) -> bytes:
-    # os.open/os.read rather than open(): no buffered file object for a file read in one go,
-    # about three times faster on the small files runs and ground truth come in.
-    descriptor, size = _open_regular(path)
-    try:
-        # One byte more than the size: a short read is the end of a regular file, so the
-        # usual file is read in one call, and one that grew meanwhile is still read whole.
-        # Capped, so that a size that says gigabytes is not allocated in one piece.
-        wanted = min(size + 1, _READ_CHUNK)
-        first = os.read(descriptor, wanted)
-        if len(first) < wanted:
-            return first
-        chunks = [first]
-        while chunk := os.read(descriptor, _READ_CHUNK):
-            chunks.append(chunk)
-    finally:
-        os.close(descriptor)
-    return b"".join(chunks)
-
-
-_READ_CHUNK = 1 << 20
 
 
 def _first_present(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -621,22 +496,6 @@ def _first_present(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
         value = obj.get(key)
         if value is not None:
             return value
-    return None
-
-
-def id_text(value: Any) -> str | None:
-    """An id as written; numbers become their text (11 -> \"11\"); the join normalises later.
-
-    Shared with the other readers in `assay.formats`; not re-exported.
-    """
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
     return None
 
 
@@ -663,31 +522,9 @@ def _content_text(value: Any) -> str | None:
     return None
 
 
-def _count(value: Any) -> int:
-    if type(value) is int:  # the usual case, first (bool is not `int` by this test)
-        return value if value > 0 else 0
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return value if value > 0 else 0
-    if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value > 0 else 0
-    if isinstance(value, str) and len(value) <= _MAX_COUNT_TEXT:
-        try:
-            return max(int(value), 0)
-        except ValueError:
-            pass
-        try:
-            number = float(value)
-        except ValueError:
-            return 0
-        return int(number) if math.isfinite(number) and number > 0 else 0
-    return 0
-
-
 def _count_at(obj: dict[str, Any], keys: tuple[str, ...]) -> int | None:
     value = _first_present(obj, keys)
-    return None if value is None else _count(value)
+    return None if value is None else count(value)
 
 
 def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str, ...]) -> Usage:

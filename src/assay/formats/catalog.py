@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, id_text, parse_json, read_bytes
+from assay.formats._common import ReadProblem, id_text, parse_json, read_bytes
 from assay.formats.ids import scenario_key
 from assay.records import Case
 from assay.schema.criteria import normalise_field

@@ -29,11 +29,20 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from assay.formats.assetopsbench import id_text, tool_args
+from assay._jsonable import json_type
+from assay.formats._common import (
+    PLAIN,
+    ReadProblem,
+    chat_shape,
+    conversations,
+    id_text,
+    named,
+    tool_args,
+)
 from assay.formats.openai_chat import (
-    _PLAIN,
     ChatItem,
     chat_trajectory,
     content_text,
@@ -44,6 +53,7 @@ from assay.formats.openai_chat import (
     tool_result,
     usage_of,
 )
+from assay.formats.registry import register_reader
 from assay.records import ToolCall, Trajectory
 
 __all__ = ["trajectory_from_langchain_messages"]
@@ -199,7 +209,7 @@ def langchain_item(message: Any, *, scope: str | None = None) -> ChatItem | None
 
 def _message_kind(message: Any) -> tuple[str | None, Any]:
     """`(type, the object holding the message's fields)`, or `(None, message)`."""
-    if message is None or isinstance(message, _PLAIN):
+    if message is None or isinstance(message, PLAIN):
         return None, message
     if isinstance(message, dict):
         if message.get("type") == "constructor" and "lc" in message:
@@ -263,4 +273,31 @@ def _is_list(value: Any) -> bool:
 
 
 def _is_record(value: Any) -> bool:
-    return value is not None and not isinstance(value, _PLAIN)
+    return value is not None and not isinstance(value, PLAIN)
+
+
+# --- reading files -------------------------------------------------------------------------
+
+NAME = "langchain"
+"""The reader's name (`--from langchain`)."""
+
+
+def _sniff(name: str, value: Any) -> bool:
+    return chat_shape(value) == NAME
+
+
+def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    for conversation, where in conversations(value, source):
+        run = trajectory_from_langchain_messages(conversation, source=where)
+        if not run.messages and not run.steps:
+            yield ReadProblem(where, f"no chat messages found (got {json_type(conversation)})")
+        else:
+            yield from named([run])
+
+
+register_reader(
+    NAME,
+    _sniff,
+    _read,
+    description="LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)",
+)

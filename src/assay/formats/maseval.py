@@ -38,12 +38,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, id_text, tool_args
+from assay.formats._common import ReadProblem, first_item, id_text, named, tool_args
 from assay.formats.openai_chat import ChatItem, chat_trajectory, openai_item
+from assay.formats.registry import register_reader
 from assay.records import ToolCall, Trajectory
 
 __all__ = ["trajectories_from_maseval"]
@@ -185,3 +187,31 @@ def _status(report: dict[str, Any]) -> str:
         if isinstance(kind, str) and isinstance(message, str):
             details.append(f"{kind}: {message}"[:200])
     return f" ({'; '.join(details)})" if details else ""
+
+
+# --- reading files -------------------------------------------------------------------------
+
+NAME = "maseval"
+"""The reader's name (`--from maseval`)."""
+
+
+def _sniff(name: str, value: Any) -> bool:
+    if isinstance(value, list):
+        first = first_item(value)
+        return isinstance(first, dict) and isinstance(first.get("traces"), dict)
+    if not isinstance(value, dict):
+        return False
+    traces = value.get("traces")
+    if isinstance(traces, dict) and ("task_id" in value or "agents" in traces):
+        return True
+    agents = value.get("agents")
+    return isinstance(agents, dict) and any(
+        isinstance(agent, dict) and "messages" in agent for agent in agents.values()
+    )
+
+
+def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    return named(trajectories_from_maseval(value, source))
+
+
+register_reader(NAME, _sniff, _read, description="MASEval benchmark reports (task_id, traces)")

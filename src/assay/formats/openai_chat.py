@@ -32,17 +32,25 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.formats.assetopsbench import _count, id_text, tool_args
+from assay._jsonable import json_type
+from assay.formats._common import (
+    PLAIN,
+    ReadProblem,
+    chat_shape,
+    conversations,
+    count,
+    id_text,
+    named,
+    tool_args,
+)
+from assay.formats.registry import register_reader
 from assay.records import Message, Step, ToolCall, Trajectory, Usage
 
 __all__ = ["trajectory_from_openai_messages"]
-
-# Values that are data, never message objects: reading attributes off them means nothing.
-_PLAIN = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset)
 
 _ROLES = {
     "system": "system",
@@ -139,7 +147,7 @@ class _Exchange:
     def of(cls, value: Any) -> _Exchange:
         if isinstance(value, list | tuple):
             return cls(messages=value)
-        if value is None or isinstance(value, _PLAIN):
+        if value is None or isinstance(value, PLAIN):
             return cls()
         request = get_field(value, "request")
         response = get_field(value, "response")
@@ -194,7 +202,7 @@ def openai_item(
     `node`, when given, names the agent whose history this is (the message's own `name` is
     never a node). Shared with the other readers in `assay.formats`; not re-exported.
     """
-    if message is None or isinstance(message, _PLAIN):
+    if message is None or isinstance(message, PLAIN):
         return None
     role = get_field(message, "role")
     if not isinstance(role, str):
@@ -205,7 +213,7 @@ def openai_item(
     if kind == "assistant":
         calls = openai_calls(get_field(message, "tool_calls"))
         legacy = get_field(message, "function_call")
-        if legacy is not None and not isinstance(legacy, _PLAIN):
+        if legacy is not None and not isinstance(legacy, PLAIN):
             calls.append(openai_call(legacy))
         if text is None:
             refusal = get_field(message, "refusal")
@@ -240,7 +248,7 @@ def openai_calls(raw_calls: Any) -> list[ToolCall]:
     if not isinstance(raw_calls, list | tuple):
         return []
     return [
-        openai_call(raw) for raw in raw_calls if raw is not None and not isinstance(raw, _PLAIN)
+        openai_call(raw) for raw in raw_calls if raw is not None and not isinstance(raw, PLAIN)
     ]
 
 
@@ -454,7 +462,7 @@ def get_field(obj: Any, name: str) -> Any:
     """
     if isinstance(obj, dict):
         return obj.get(name)
-    if obj is None or isinstance(obj, _PLAIN):
+    if obj is None or isinstance(obj, PLAIN):
         return None
     try:
         return getattr(obj, name, None)
@@ -482,7 +490,7 @@ def content_text(content: Any) -> str | None:
         if isinstance(part, str):
             texts.append(part)
             continue
-        if part is None or isinstance(part, _PLAIN):
+        if part is None or isinstance(part, PLAIN):
             continue
         kind = get_field(part, "type")
         if kind is not None and not (isinstance(kind, str) and "text" in kind):
@@ -511,13 +519,13 @@ def usage_of(value: Any) -> Usage | None:
 
     Shared with the other readers in `assay.formats`; not re-exported.
     """
-    if value is None or isinstance(value, _PLAIN):
+    if value is None or isinstance(value, PLAIN):
         return None
     tokens_in = _first_not_none(value, _IN_KEYS)
     tokens_out = _first_not_none(value, _OUT_KEYS)
     if tokens_in is None and tokens_out is None:
         return None
-    return Usage(_count(tokens_in), _count(tokens_out))
+    return Usage(count(tokens_in), count(tokens_out))
 
 
 def first_text(*values: Any) -> str | None:
@@ -537,3 +545,30 @@ def _first_not_none(obj: Any, keys: tuple[str, ...]) -> Any:
         if value is not None:
             return value
     return None
+
+
+# --- reading files -------------------------------------------------------------------------
+
+NAME = "openai"
+"""The reader's name (`--from openai`)."""
+
+
+def _sniff(name: str, value: Any) -> bool:
+    return chat_shape(value) == NAME
+
+
+def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    for conversation, where in conversations(value, source):
+        run = trajectory_from_openai_messages(conversation, source=where)
+        if not run.messages and not run.steps:
+            yield ReadProblem(where, f"no chat messages found (got {json_type(conversation)})")
+        else:
+            yield from named([run])
+
+
+register_reader(
+    NAME,
+    _sniff,
+    _read,
+    description="OpenAI chat-completions messages (role, content, tool_calls)",
+)

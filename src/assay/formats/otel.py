@@ -53,6 +53,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -60,7 +61,8 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem, _count, id_text, tool_args
+from assay.formats._common import ReadProblem, count, first_item, id_text, named, tool_args
+from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
 
 __all__ = ["trajectories_from_otlp"]
@@ -464,7 +466,7 @@ def _tool_call(span: _Span) -> ToolCall:
 def _usage(attributes: dict[str, Any]) -> Usage:
     tokens_in = next((attributes[k] for k in _IN_KEYS if attributes.get(k) is not None), None)
     tokens_out = next((attributes[k] for k in _OUT_KEYS if attributes.get(k) is not None), None)
-    return Usage(_count(tokens_in), _count(tokens_out))
+    return Usage(count(tokens_in), count(tokens_out))
 
 
 def _duration(span: _Span) -> float | None:
@@ -536,3 +538,39 @@ def _get(obj: Any, camel: str, snake: str) -> Any:
         return None
     value = obj.get(camel)
     return obj.get(snake) if value is None else value
+
+
+# --- reading files -------------------------------------------------------------------------
+
+NAME = "otel"
+"""The reader's name (`--from otel`)."""
+
+_SPAN_FIELDS = ("traceId", "trace_id", "spanId", "span_id")
+_EXPORT_FIELDS = ("resourceSpans", "resource_spans")
+
+
+def _sniff(name: str, value: Any) -> bool:
+    if isinstance(value, dict):
+        if any(key in value for key in _EXPORT_FIELDS):
+            return True
+        # A chat log may carry a trace id; its messages are for the chat readers.
+        return "messages" not in value and (
+            any(key in value for key in _SPAN_FIELDS) or ("context" in value and "name" in value)
+        )
+    first = first_item(value)
+    return isinstance(first, dict) and any(
+        key in first for key in (*_SPAN_FIELDS, *_EXPORT_FIELDS)
+    )
+
+
+def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    return named(trajectories_from_otlp(value, source))
+
+
+register_reader(
+    NAME,
+    _sniff,
+    _read,
+    lines="together",
+    description="OpenTelemetry GenAI spans exported as OTLP JSON",
+)

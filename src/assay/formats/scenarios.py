@@ -7,7 +7,9 @@ Two layouts are in use and both are read:
   answer rules) and `expected_trajectory.json` (the expected steps as a list, or an object
   with `expected_trajectory` (or `steps`), `expected_tools`, `expected_turns` (or `turns`),
   `mode`, `args`, `overrides` and `threshold`); a folder with only `expected_trajectory.json`
-  is a scenario for trajectory checks.
+  is a scenario for trajectory checks. A multi-turn scenario
+  keeps one folder per turn in `turns/<NN>/` (see `assay.formats._turns`); its case has
+  `turns`, and its expected answer is the last turn's.
 - Scenario files: `.json` (a list of scenario objects, an object with a `"scenarios"` list, or
   one scenario object) and `.jsonl` (one scenario object per line); evaluator-catalog files
   (`.yaml` / `.yml`, or `.json` with `"jobs"`) are read by `assay.formats.catalog`; Google
@@ -39,18 +41,19 @@ from typing import Any, NamedTuple
 
 from assay._jsonable import json_type
 from assay.formats._adk_criteria import CONFIG_FILE as ADK_CONFIG_FILE
-from assay.formats._scenario_trajectory import FIELDS as TRAJECTORY_FIELDS
-from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
-from assay.formats.adk import load_adk_cases
-from assay.formats.assetopsbench import (
+from assay.formats._common import (
     ReadProblem,
     id_text,
     jsonl_lines,
     parse_json,
     read_bytes,
 )
+from assay.formats._scenario_trajectory import FIELDS as TRAJECTORY_FIELDS
+from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
+from assay.formats._turns import TURNS_DIR, read_turns
+from assay.formats.adk import load_adk_cases
 from assay.formats.ids import scenario_key
-from assay.records import Case
+from assay.records import Case, CaseTurn
 
 __all__ = ["ScenarioIndex", "index_scenarios", "load_scenarios"]
 
@@ -383,8 +386,10 @@ def _has_case_files(folder: str) -> bool:
     """Whether a scenario folder has the file a case needs: its answer or its trajectory."""
     # os.access: no exception per absent file, for thousands of folders at start-up. Should
     # one of these names be a directory, reading it reports that later.
-    return os.access(_inside(folder, GROUNDTRUTH_FILE), os.F_OK) or os.access(
-        _inside(folder, TRAJECTORY_FILE), os.F_OK
+    return (
+        os.access(_inside(folder, GROUNDTRUTH_FILE), os.F_OK)
+        or os.access(_inside(folder, TRAJECTORY_FILE), os.F_OK)
+        or os.access(_inside(folder, TURNS_DIR), os.F_OK)  # a multi-turn scenario
     )
 
 
@@ -404,9 +409,20 @@ def _load_folder(
     if has_trajectory:
         expectation = _read_trajectory_file(trajectory_path, problems)
 
+    # A multi-turn scenario: its answer is the last turn's (see assay.formats._turns).
+    turns: list[CaseTurn] | None = None
+    if os.access(_inside(source, TURNS_DIR), os.F_OK):
+        found = read_turns(source)
+        if isinstance(found, ReadProblem):
+            problems.append(found)
+            return found
+        turns = found
+
     groundtruth_path = _inside(source, GROUNDTRUTH_FILE)
     expected: str | None = None
-    if not has_trajectory or os.path.isfile(groundtruth_path):  # noqa: PTH113
+    if turns is not None:
+        expected = turns[-1].expected_answer
+    elif not has_trajectory or os.path.isfile(groundtruth_path):  # noqa: PTH113
         groundtruth = _read_text(groundtruth_path)
         if isinstance(groundtruth, ReadProblem):
             problems.append(groundtruth)
@@ -438,6 +454,8 @@ def _load_folder(
         answer_rules=answer_rules,
         source=source,
         metadata=metadata,
+        characteristic_form=turns[-1].characteristic_form if turns else None,
+        turns=turns,
     )
     return expectation.apply(case)
 

@@ -5,8 +5,15 @@ with lists aligned by content (`assay.answers.compare`), and scored: `passed` is
 match of every flattened key, `score` is the F1 of exact keys. `details` holds every metric by
 name and `details["details"]` the per-key records.
 
+A multi-turn scenario (`Case.turns`) is scored on the run's final answer against the last
+turn's expected answer, which is the case's. `details["turns"]` then lists every turn: the
+last with the final answer's verdict; each earlier one scored against the run's answer to it
+when the run records one per turn (its conversation has exactly one user message per turn; the
+answer to a turn is the last assistant text before the next user message), else marked as not
+scored. Earlier turns never change the score: they are details for a reader of the report.
+
 Example:
-    >>> from assay.records import Case, Trajectory
+    >>> from assay.records import Case, CaseTurn, Trajectory
     >>> scorer = static_json()
     >>> case = Case(id="11", expected_answer="{'energy': 14, 'material': 48}")
     >>> score = scorer(case, Trajectory(answer='{"energy":14,"material":27}'))
@@ -22,7 +29,7 @@ from typing import Any, Literal
 from assay.answers.compare import compare_values, nothing_answered
 from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
 from assay.answers.rules import AnswerRules, RulesError, parse_rules
-from assay.records import Case, Trajectory
+from assay.records import Case, CaseTurn, Trajectory
 from assay.results import Score
 from assay.scorers.registry import Scorer, register_scorer
 
@@ -110,6 +117,10 @@ def score_static_json(
     details["parse"] = parse_info
     if comparison.notes:
         details["notes"] = comparison.notes
+    if case.turns:
+        details["turns"] = _turn_details(
+            case, case.turns, run, passed, metrics["f1"], list_order, case_insensitive_keys
+        )
     return Score.scored(
         NAME,
         metrics["f1"],
@@ -117,6 +128,69 @@ def score_static_json(
         rationale=_rationale(metrics, model.error),
         details=details,
     )
+
+
+def _turn_details(
+    case: Case,
+    turns: list[CaseTurn],
+    run: Trajectory,
+    passed: bool,
+    value: float,
+    list_order: Literal["content", "position"] | None,
+    case_insensitive_keys: bool | None,
+) -> list[dict[str, Any]]:
+    """One record per turn of a multi-turn case (see the module notes)."""
+    answers, why_not = _turn_answers(run, len(turns))
+    records: list[dict[str, Any]] = []
+    for number, turn in enumerate(turns, start=1):
+        record: dict[str, Any] = {
+            "turn": number,
+            "question": turn.question,
+            "expected_answer": turn.expected_answer,
+        }
+        if number == len(turns):
+            record.update(answer=run.answer, passed=passed, score=value, note="final answer")
+        elif answers is None:
+            record.update(answer=None, passed=None, score=None, note=f"not scored: {why_not}")
+        else:
+            answer = answers[number - 1]
+            turn_case = Case(
+                id=case.id,
+                expected_answer=turn.expected_answer,
+                characteristic_form=turn.characteristic_form,
+            )
+            verdict = score_static_json(
+                turn_case,
+                Trajectory(answer=answer),
+                list_order=list_order,
+                case_insensitive_keys=case_insensitive_keys,
+            )
+            record.update(
+                answer=answer, passed=verdict.passed, score=verdict.value, note=verdict.rationale
+            )
+        records.append(record)
+    return records
+
+
+def _turn_answers(run: Trajectory, turns: int) -> tuple[list[str | None] | None, str]:
+    """The run's answer to each turn from its conversation, or None and why there are none.
+
+    The answer to a turn is the last assistant text before the next user message; the user
+    messages must be exactly one per turn, or the answers cannot be told apart.
+    """
+    answers: list[str | None] = []
+    for message in run.messages:
+        if message.role == "user":
+            answers.append(None)
+        elif message.role == "assistant" and message.content and answers:
+            answers[-1] = message.content
+    if not answers:
+        return None, "the run records no answer per turn"
+    if len(answers) != turns:
+        return None, (
+            f"the run's {len(answers)} user message(s) do not line up with the {turns} turns"
+        )
+    return answers, ""
 
 
 @lru_cache(maxsize=256)

@@ -1,0 +1,475 @@
+"""What every reader in `assay.formats` shares: file access, JSON parsing, ids, arguments.
+
+One private module on purpose: a reader imports its helpers from here, never from another
+reader, so that each format stays one module that can change on its own.
+
+Example:
+    >>> parse_json(b'{"a": 1}'), parse_json(b"[1")[1]
+    (({'a': 1}, None), 'invalid JSON: unexpected end of data at line 1 column 3')
+    >>> id_text(11), tool_args('{"site": "MAIN"}'), count("12")
+    ('11', {'site': 'MAIN'}, 12)
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assay._jsonable import json_type
+from assay.records import Trajectory
+
+
+@dataclass(slots=True)
+class ReadProblem:
+    """An input that could not be read, and why."""
+
+    source: str
+    """`path`, `path:LINE` (a `.jsonl` line, from 1) or `path#INDEX` (an item of a JSON list,
+    from 0)."""
+
+    reason: str
+    """One line saying what is wrong, e.g. `invalid JSON: unexpected end of data at line 1
+    column 4`."""
+
+
+INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson")
+"""The file names a directory walk takes as input (in any case)."""
+LINE_SUFFIXES = (".jsonl", ".ndjson")
+"""Files of one JSON value per line; every other input is one JSON document."""
+
+PLAIN = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset)
+"""Values that are data, never message objects: reading attributes off them means nothing."""
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+# Token counts arrive as text now and then ("12"); anything longer than this is not a count,
+# and refusing it early keeps int() away from pathological strings.
+_MAX_COUNT_TEXT = 32
+
+_READ_CHUNK = 1 << 20
+
+
+def is_lines_file(path: str | Path) -> bool:
+    """Whether `path` names a file of JSON lines (`.jsonl` or `.ndjson`, in any case).
+
+    Example:
+        >>> is_lines_file("runs.JSONL"), is_lines_file("runs.json")
+        (True, False)
+    """
+    return os.fspath(path).lower().endswith(LINE_SUFFIXES)
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | ReadProblem]:
+    """The input files under `path`, as strings, and a problem for each unlistable directory.
+
+    A file is yielded as is (reading it reports what is wrong with it). A directory is walked
+    recursively for `INPUT_SUFFIXES`, skipping hidden entries and the `exclude` directories,
+    in a stable sorted order; a directory with no input at all is a problem.
+
+    Example:
+        >>> list(walk_inputs(Path("runs/11.json")))
+        ['runs/11.json']
+    """
+    if not path.is_dir():
+        yield str(path)
+        return
+    errors: list[OSError] = []
+    found_any = False
+    # Directories never read as input, such as the reports directory when it sits inside the
+    # runs directory: its reports must not come back as runs.
+    skipped = {os.path.realpath(p) for p in exclude}
+    # os.walk rather than Path.rglob: it lets hidden directories be pruned before descending,
+    # does not follow directory symlinks (no loops), and reports unlistable directories.
+    # Files are yielded directory by directory (each sorted, directories visited in sorted
+    # order) so that the order is stable without holding every path of a large tree at once.
+    for dirpath, dirnames, filenames in os.walk(path, onerror=errors.append):
+        dirnames[:] = sorted(
+            name
+            for name in dirnames
+            if not name.startswith(".")
+            and not (skipped and os.path.realpath(Path(dirpath, name)) in skipped)
+        )
+        for name in sorted(filenames):
+            if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
+                found_any = True
+                yield os.path.join(dirpath, name)  # noqa: PTH118
+    if not found_any and not errors:
+        # An empty directory is almost always a wrong path; say so instead of reading nothing.
+        yield ReadProblem(str(path), "no .json, .jsonl or .ndjson files in directory")
+    for error in errors:
+        yield ReadProblem(
+            error.filename or str(path), f"cannot list directory: {os_reason(error)}"
+        )
+
+
+def read_bytes(path: str | Path) -> bytes | ReadProblem:
+    """The bytes of `path` without a UTF-8 byte-order mark, or why they cannot be read.
+    """
+    try:
+        data = _read_whole(path)
+    except OSError as error:
+        return ReadProblem(str(path), f"cannot read file: {os_reason(error)}")
+    # Editors on some systems write a BOM; orjson refuses it, and it carries no meaning.
+    return data[3:] if data.startswith(_UTF8_BOM) else data
+
+
+def parse_json(data: bytes | memoryview) -> tuple[Any, str | None]:
+    """`(value, None)` for a JSON document, `(None, reason)` when it is not one.
+    """
+    try:
+        return orjson.loads(data), None
+    except orjson.JSONDecodeError as error:
+        # Only on the failure path: tell "not text at all" apart from "text, but not JSON",
+        # which orjson reports with the same exception and a less helpful message.
+        try:
+            bytes(data).decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return None, f"not UTF-8: undecodable byte at offset {bad.start}"
+        return None, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+
+
+def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """`(line number from 1, line)` for each non-blank line of a JSONL file.
+    """
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line and not line.isspace():
+            yield number, line
+
+
+
+def jsonl_run_lines(path: str | Path) -> Iterator[tuple[bytes, str] | ReadProblem]:
+    """The non-blank lines of a `.jsonl` run file as `(line, source)`, not yet parsed.
+
+    Read line by line, never whole: a JSONL file can hold any number of runs. A file that
+    cannot be read (or stops being readable part-way), or holds no line at all, gives a
+    problem. Each line becomes a run with `run_from_line`; the pipeline hands lines to its
+    workers in batches this way.
+
+    Example:
+        >>> import tempfile
+        >>> path = tempfile.mkstemp(suffix=".jsonl")[1]
+        >>> _ = open(path, "wb").write(b'{"run_id": "a"}\\n\\n[1]\\n')
+        >>> [source.rsplit(":", 1)[1] for _, source in jsonl_run_lines(path)]
+        ['1', '3']
+        >>> os.remove(path)
+    """
+    try:
+        handle = os.fdopen(open_regular(path)[0], "rb")
+    except OSError as error:
+        yield ReadProblem(str(path), f"cannot read file: {os_reason(error)}")
+        return
+    empty = True
+    with handle:
+        number = 0
+        try:
+            for number, line in enumerate(handle, start=1):
+                if number == 1 and line.startswith(_UTF8_BOM):
+                    line = line[len(_UTF8_BOM) :]
+                if not line or line.isspace():
+                    continue
+                empty = False
+                yield line, f"{path}:{number}"
+        except OSError as error:
+            yield ReadProblem(f"{path}:{number + 1}", f"cannot read file: {os_reason(error)}")
+            return
+    if empty:
+        yield ReadProblem(str(path), "empty file")
+
+
+
+def os_reason(error: OSError) -> str:
+    """An OS error as a short reason (`No such file or directory`)."""
+    return error.strerror or str(error) or type(error).__name__
+
+
+
+def open_regular(path: str | Path) -> tuple[int, int]:
+    """A descriptor for `path` and its size, if it is a regular file; OSError otherwise.
+
+    A FIFO or a device named like a run file (`x.json -> /dev/zero`) would block or never end;
+    O_NONBLOCK keeps the open itself from waiting on a FIFO, and regular files ignore it.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(descriptor)
+        raise OSError(errno.EINVAL, "not a regular file")
+    return descriptor, status.st_size
+
+
+def _read_whole(path: str | Path) -> bytes:
+    # os.open/os.read rather than open(): no buffered file object for a file read in one go,
+    # about three times faster on the small files runs and ground truth come in.
+    descriptor, size = open_regular(path)
+    try:
+        # One byte more than the size: a short read is the end of a regular file, so the
+        # usual file is read in one call, and one that grew meanwhile is still read whole.
+        # Capped, so that a size that says gigabytes is not allocated in one piece.
+        wanted = min(size + 1, _READ_CHUNK)
+        first = os.read(descriptor, wanted)
+        if len(first) < wanted:
+            return first
+        chunks = [first]
+        while chunk := os.read(descriptor, _READ_CHUNK):
+            chunks.append(chunk)
+    finally:
+        os.close(descriptor)
+    return b"".join(chunks)
+
+
+# --- values --------------------------------------------------------------------------------
+
+
+def id_text(value: Any) -> str | None:
+    """An id as written; numbers become their text (11 -> \"11\"); the join normalises later.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    return None
+
+
+
+def count(value: Any) -> int:
+    """A token count: a non-negative int from a number or numeric text; 0 for anything else."""
+    if type(value) is int:  # the usual case, first (bool is not `int` by this test)
+        return value if value > 0 else 0
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if value > 0 else 0
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value > 0 else 0
+    if isinstance(value, str) and len(value) <= _MAX_COUNT_TEXT:
+        try:
+            return max(int(value), 0)
+        except ValueError:
+            pass
+        try:
+            number = float(value)
+        except ValueError:
+            return 0
+        return int(number) if math.isfinite(number) and number > 0 else 0
+    return 0
+
+
+
+def tool_args(value: Any) -> dict[str, Any] | str | None:
+    """Tool-call arguments: a dict when they are (JSON text of) an object, else their text.
+
+    Never raises: malformed JSON and JSON that is not an object are kept as the raw string, and
+    other values become their JSON text (or, failing that, a plain description).
+
+    Example:
+        >>> tool_args('{"site": "MAIN"}'), tool_args("{site"), tool_args([1, 2])
+        ({'site': 'MAIN'}, '{site', '[1,2]')
+    """
+    if value is None or isinstance(value, dict):
+        return value
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("utf-8", "replace")
+    if isinstance(value, str):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+        return parsed if isinstance(parsed, dict) else value
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:  # not JSON (an SDK object, a huge int) or nested past orjson's limit
+        return safe_text(value)
+
+
+def safe_text(value: Any) -> str:
+    """`str(value)`, or the type's name when even that fails (hostile `__str__`, deep nesting).
+    """
+    try:
+        return str(value)
+    except Exception:  # RecursionError included: str() of a very deep structure
+        return f"<{type(value).__name__}>"
+
+
+# --- shapes ----------------------------------------------------------------------------------
+
+_LANGCHAIN_TYPES = frozenset({"human", "ai", "tool", "system", "function", "chat"})
+
+# Enough messages to see a tool call or a LangChain marker; the rest only cost time.
+_MESSAGES_LOOKED_AT = 50
+
+_KEYS_SHOWN = 6
+
+
+def first_item(value: Any) -> Any:
+    """The first object or list in a JSON list (what a list's shape is told by), else None.
+
+    Example:
+        >>> first_item([1, {"a": 1}, [2]]), first_item({"a": 1})
+        ({'a': 1}, None)
+    """
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict | list):
+                return item
+    return None
+
+
+def chat_flavour(messages: Any) -> str | None:
+    """`"langchain"`, `"openai"` or None: which kind of chat messages a list holds.
+
+    LangChain messages have a `type` (`human`, `ai`, ...) and no `role`, or come serialised
+    (`{"lc": 1, "type": "constructor"}`), or carry tool calls with `args`; OpenAI messages
+    have a `role`. Only the first messages are looked at.
+
+    Example:
+        >>> chat_flavour([{"type": "human", "content": "hi"}]), chat_flavour([{"role": "user"}])
+        ('langchain', 'openai')
+    """
+    if not isinstance(messages, list):
+        return None
+    verdict = None
+    for message in messages[:_MESSAGES_LOOKED_AT]:
+        if not isinstance(message, dict):
+            continue
+        kind = message.get("type")
+        if kind == "constructor" and "lc" in message:
+            return "langchain"
+        if isinstance(kind, str) and kind.lower() in _LANGCHAIN_TYPES and "role" not in message:
+            return "langchain"
+        if "role" in message:
+            calls = message.get("tool_calls")
+            if isinstance(calls, list) and any(
+                isinstance(call, dict) and "args" in call and "function" not in call
+                for call in calls
+            ):
+                return "langchain"
+            verdict = "openai"
+    return verdict
+
+
+def chat_shape(value: Any) -> str | None:
+    """Which kind of chat a parsed file (or line) holds: `chat_flavour` of its messages.
+
+    A conversation is a message list, or an object with `messages` (or `request.messages`); a
+    file may hold one, or a list of them.
+
+    Example:
+        >>> chat_shape({"messages": [{"role": "user", "content": "hi"}]})
+        'openai'
+        >>> chat_shape([[{"type": "ai", "content": "hi"}]]), chat_shape({"run_id": 1})
+        ('langchain', None)
+    """
+    if isinstance(value, dict):
+        messages = value.get("messages")
+        request = value.get("request")
+        if messages is None and isinstance(request, dict):
+            messages = request.get("messages")
+        return chat_flavour(messages)
+    first = first_item(value)
+    if isinstance(first, list):  # a list of conversations, each a message list
+        return chat_flavour(first)
+    if isinstance(first, dict):
+        if isinstance(first.get("messages"), list):
+            return chat_flavour(first["messages"])
+        return chat_flavour(value)
+    return None
+
+
+def conversations(value: Any, source: str) -> Iterator[tuple[Any, str]]:
+    """The conversations in a parsed chat file, each with its source (`path#INDEX` for the
+    items of a list of conversations).
+
+    Example:
+        >>> [where for _, where in conversations([[], {"messages": []}], "chats.json")]
+        ['chats.json#0', 'chats.json#1']
+    """
+    if isinstance(value, list) and value and all(_is_conversation(item) for item in value):
+        for index, item in enumerate(value):
+            yield item, f"{source}#{index}"
+    else:
+        yield value, source
+
+
+def _is_conversation(item: Any) -> bool:
+    return isinstance(item, list) or (isinstance(item, dict) and "messages" in item)
+
+
+def describe(value: Any) -> str:
+    """A JSON value's shape in a few words, for a problem's reason.
+
+    Example:
+        >>> describe({"trajectory": [], "history": [], "info": {}})
+        'an object with keys trajectory, history, info'
+        >>> describe([{"a": 1}]), describe([]), describe("x")
+        ('a list of objects with keys a', 'an empty list', 'a string')
+    """
+    if isinstance(value, dict):
+        if not value:
+            return "an empty object"
+        keys = [str(key) for key in list(value)[: _KEYS_SHOWN + 1]]
+        shown = ", ".join(keys[:_KEYS_SHOWN]) + (", ..." if len(keys) > _KEYS_SHOWN else "")
+        return f"an object with keys {shown}"
+    if isinstance(value, list):
+        if not value:
+            return "an empty list"
+        first = first_item(value)
+        if isinstance(first, dict):
+            return "a list of " + describe(first)[3:].replace("object ", "objects ", 1)
+        if isinstance(first, list):
+            return "a list of lists"
+        return f"a list of {json_type(value[0])}s"
+    name = json_type(value)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+# --- run names -------------------------------------------------------------------------------
+
+_NAME_SUFFIXES = (".evalset.json", ".test.json", ".jsonl", ".ndjson", ".json")
+
+
+def named(items: Iterator[Trajectory | ReadProblem] | list[Trajectory | ReadProblem]) -> (
+    Iterator[Trajectory | ReadProblem]
+):
+    """`items`, each run without an id of its own named after its source (see `source_id`)."""
+    for item in items:
+        if isinstance(item, Trajectory) and item.run_id is None:
+            item.run_id = source_id(item.source)
+        yield item
+
+
+def source_id(source: str) -> str:
+    """A run id from where a run was read: the file's stem and its place in the file.
+
+    Runs of formats that record no id of their own stay apart in reports this way.
+
+    Example:
+        >>> source_id("dir/chat.json#2"), source_id("dir/chats.jsonl:3"), source_id("a.json")
+        ('chat#2', 'chats:3', 'a')
+    """
+    name = os.path.basename(source)  # noqa: PTH119
+    stem, sep, place = name, "", ""
+    for marker in ("#", ":"):
+        head, found, tail = name.rpartition(marker)
+        if found and tail.isdigit():
+            stem, sep, place = head, marker, tail
+            break
+    for suffix in _NAME_SUFFIXES:
+        if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return f"{stem}{sep}{place}"
