@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import operator
 import os
@@ -26,14 +27,14 @@ import re
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import asyncio
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import Future
 
 from assay.formats.ids import scenario_key
 from assay.formats.registry import (
@@ -112,6 +113,10 @@ def evaluate(
 ) -> RunSummary:
     """Run the offline evaluation and return its summary (also written as `_aggregate.json`).
 
+    The synchronous face of `evaluate_async`. Inside a running event loop (a notebook, an
+    async application) the evaluation runs on a loop of its own in a helper thread, so this
+    works there too; from async code, `await evaluate_async(...)` instead.
+
     Args:
         options: What to evaluate and where to write the reports.
         on_result: Called with every result and every input not scored, in input order.
@@ -122,6 +127,49 @@ def evaluate(
         UnknownScorerError: the default scorer does not exist (checked before any work).
         UnknownReaderError: `options.reader` names no reader (checked before any work).
     """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # the usual case: no loop yet
+        # Ctrl-C is handled here, not by asyncio.run, which would only cancel the evaluation
+        # at its next await: scoring in this process awaits rarely (see `_DeferrableInterrupts`).
+        with _DeferrableInterrupts() as interrupts:
+            return asyncio.run(_evaluate(options, on_result, on_progress, interrupts))
+    with ThreadPoolExecutor(1, thread_name_prefix="assay-evaluate") as thread:
+        coroutine = evaluate_async(options, on_result=on_result, on_progress=on_progress)
+        return thread.submit(asyncio.run, coroutine).result()
+
+
+async def evaluate_async(
+    options: EvaluateOptions,
+    *,
+    on_result: Callable[[CaseResult | NotScored], None] | None = None,
+    on_progress: Callable[[], None] | None = None,
+) -> RunSummary:
+    """`evaluate`, for async code: the same arguments, the same summary.
+
+    Scorers that ask a model are awaited many runs at a time; the others score in this
+    process, or in worker processes (`options.workers`), awaited without blocking the loop.
+
+    Example:
+        >>> import asyncio, tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)
+        >>> _ = (root / "runs" / "1.json").write_text('{"run_id": "1", "answer": "7"}')
+        >>> _ = (root / "gt" / "scenario_1" / "groundtruth.txt").write_text("7")
+        >>> options = EvaluateOptions(root / "runs", (root / "gt",), root / "out")
+        >>> asyncio.run(evaluate_async(options)).totals["passed"]
+        1
+    """
+    with _DeferrableInterrupts() as interrupts:
+        return await _evaluate(options, on_result, on_progress, interrupts)
+
+
+async def _evaluate(
+    options: EvaluateOptions,
+    on_result: Callable[[CaseResult | NotScored], None] | None,
+    on_progress: Callable[[], None] | None,
+    interrupts: _DeferrableInterrupts,
+) -> RunSummary:
     scorers = _Scorers(options.scorer_options)
     for name in options.scorers or (options.scorer_default,):
         scorers.get(name)  # fail fast on a typo or bad options, before reading anything
@@ -167,7 +215,6 @@ def evaluate(
 
     interrupted = True
     with ExitStack() as stack:
-        interrupts = stack.enter_context(_DeferrableInterrupts())
         writer = stack.enter_context(ReportWriter(options.reports_dir))
         # Workers write each report under a temporary name; the writer only names it.
         file_scorer = _FileScorer(
@@ -180,18 +227,10 @@ def evaluate(
             reader=options.reader,
         )
         try:
-            if scorers.uses_models():
-                # Verdicts from a model take a round trip each: many runs wait at once, in one
-                # process (worker processes would only multiply connections and caches).
-                import asyncio  # only here: it costs tens of milliseconds to import
-
-                asyncio.run(_judge_files(file_scorer, run_files(), scorers, take))
-            else:
-                scored = stack.enter_context(
-                    _scored_files(file_scorer, run_files(), options.workers)
-                )
-                for item in scored:
-                    take(item)
+            try:
+                await _score_all(file_scorer, run_files(), options.workers, take)
+            finally:
+                await scorers.aclose()
             for problem in walk_problems:
                 builder.add_not_scored(
                     NotScored("unreadable", problem.reason, source=problem.source)
@@ -281,24 +320,58 @@ class _Step:
             raise KeyboardInterrupt
 
 
+async def _score_all(
+    file_scorer: _FileScorer, files: Iterator[str], workers: int, take: Callable[[_Scored], None]
+) -> None:
+    """Score every run of `files`, handing each outcome to `take` in input order.
+
+    Scorers that ask a model wait on the network: many runs are judged at once in this
+    process, and worker processes would only multiply connections, caches and budgets that
+    have to be shared. Other scorers use the CPU: they score here, or in forked worker
+    processes when there are enough files to pay for starting them.
+    """
+    if file_scorer.scorers.uses_models():
+        await _score_concurrently(file_scorer, files, take)
+        return
+    count = workers if workers > 0 else (os.cpu_count() or 1)
+    head = list(itertools.islice(files, _MIN_FILES_PER_WORKER * count))
+    files = itertools.chain(head, files)
+    if count > 1 and len(head) == _MIN_FILES_PER_WORKER * count and hasattr(os, "fork"):
+        await _score_in_processes(file_scorer, files, count, take)
+    else:
+        await _score_here(file_scorer, files, take)
+
+
+_YIELD_EVERY = 64
+"""Runs scored in this process between two chances for the event loop to do other work."""
+
+
+async def _score_here(
+    file_scorer: _FileScorer, files: Iterator[str], take: Callable[[_Scored], None]
+) -> None:
+    """Score one run after the other in this process."""
+    done = 0
+    for path in files:
+        for item in file_scorer.read(path):
+            take(await file_scorer.score(item))
+            done += 1
+            if done % _YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # a host application's loop (a notebook) stays live
+
+
 _JUDGED_IN_FLIGHT = 256
 """Runs being judged at once; the model client's own limit decides how many calls are open."""
 
 
-async def _judge_files(
-    file_scorer: _FileScorer,
-    files: Iterator[str],
-    scorers: _Scorers,
-    take: Callable[[_Scored], None],
+async def _score_concurrently(
+    file_scorer: _FileScorer, files: Iterator[str], take: Callable[[_Scored], None]
 ) -> None:
-    """Score every run, many at a time, handing results to `take` in input order."""
-    import asyncio
-
+    """Score many runs at once in this process (their scorers wait on a model)."""
     pending: deque[asyncio.Task[_Scored]] = deque()
     try:
         for path in files:
             for item in file_scorer.read(path):
-                pending.append(asyncio.ensure_future(file_scorer.score_async(item)))
+                pending.append(asyncio.ensure_future(file_scorer.score(item)))
                 await asyncio.sleep(0)  # let the new run's calls start
                 while pending and (pending[0].done() or len(pending) >= _JUDGED_IN_FLIGHT):
                     take(await pending.popleft())
@@ -308,7 +381,6 @@ async def _judge_files(
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-        await scorers.aclose()
 
 
 @dataclass(slots=True)
@@ -371,25 +443,14 @@ class _FileScorer:
         for unit in work_units(path, self.reader):
             yield from read_unit(unit)
 
-    def __call__(self, path: str) -> Iterator[_Scored]:
-        """The outcomes of the file's runs, one at a time."""
-        for item in self.read(path):
-            yield self.score(item)
-
-    def units(self, units: list[Unit]) -> list[_Scored]:
+    async def units(self, units: list[Unit]) -> list[_Scored]:
         """The outcomes of a batch of work units, in order (what a worker is handed)."""
-        return [self.score(item) for unit in units for item in read_unit(unit)]
+        return [await self.score(item) for unit in units for item in read_unit(unit)]
 
-    def score(self, item: Trajectory | ReadProblem) -> _Scored:
+    async def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
         known = len(self.scenarios.problems)
-        outcome, key = _score_item(item, self.scenarios, self.scorers, self.default, self.every_run)
-        return self._written(outcome, key, self.scenarios.problems[known:])
-
-    async def score_async(self, item: Trajectory | ReadProblem) -> _Scored:
-        """`score` for scorers that ask a model: many runs wait for their verdicts together."""
-        known = len(self.scenarios.problems)
-        outcome, key = await _score_item_async(
+        outcome, key = await _score_item(
             item, self.scenarios, self.scorers, self.default, self.every_run
         )
         return self._written(outcome, key, self.scenarios.problems[known:])
@@ -454,72 +515,59 @@ def _chunks(files: Iterator[str], reader: str | None = None) -> Iterator[list[Un
         yield chunk
 
 
-@contextmanager
-def _scored_files(
-    file_scorer: _FileScorer, files: Iterator[str], workers: int
-) -> Iterator[Iterator[_Scored]]:
-    """Score the files in order, here or in forked worker processes.
+async def _score_in_processes(
+    file_scorer: _FileScorer, files: Iterator[str], count: int, take: Callable[[_Scored], None]
+) -> None:
+    """Score the files in `count` forked worker processes, results in input order.
 
-    Workers start only when there are enough files to pay for them, on platforms that can
-    fork (they inherit the ground-truth index and scorers instead of receiving them); the
-    results come back in file order either way, so reports are the same.
+    Forked workers inherit the ground-truth index and the scorers instead of receiving them.
+    At most two chunks per worker are submitted at once, so memory stays flat however many
+    runs there are.
     """
-    count = workers if workers > 0 else (os.cpu_count() or 1)
-    head = list(itertools.islice(files, _MIN_FILES_PER_WORKER * count))
-    files = itertools.chain(head, files)
-    parallel = count > 1 and len(head) == _MIN_FILES_PER_WORKER * count and hasattr(os, "fork")
-    if not parallel:
-        yield (scored for path in files for scored in file_scorer(path))
-        return
-    # Imported here: the process pool's modules take some 30 ms to import, which a small
-    # evaluation (scored in this process) should not pay.
+    # Imported here: the process pool's own modules are not needed by a small evaluation.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     global _worker_scorer
     _worker_scorer = file_scorer  # what the forked workers inherit (see `_score_units`)
     pool = ProcessPoolExecutor(
-        count, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+        count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker
     )
+    pending: deque[Future[list[_Scored]]] = deque()
     try:
-        yield _in_order(pool, _chunks(files, file_scorer.reader), in_flight=2 * count)
-    except BaseException:
+        for chunk in _chunks(files, file_scorer.reader):
+            pending.append(pool.submit(_score_units, chunk))
+            if len(pending) >= 2 * count:
+                for scored in await asyncio.wrap_future(pending.popleft()):
+                    take(scored)
+        while pending:
+            for scored in await asyncio.wrap_future(pending.popleft()):
+                take(scored)
+    finally:
         # Interrupted or failed: the chunks not started are dropped; the workers finish the one
         # in hand (a few milliseconds) and exit, so no process outlives the evaluation.
         pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    finally:
-        pool.shutdown(wait=True)
         _worker_scorer = None
 
 
 _worker_scorer: _FileScorer | None = None
 """The file scorer of the evaluation in progress, set before the worker processes fork."""
 
+_worker_loop: asyncio.AbstractEventLoop | None = None
+"""A worker process's own event loop, on which it scores its chunks."""
+
+
+def _start_worker() -> None:
+    global _worker_loop
+    # Ctrl-C reaches the whole process group: stopping is the parent's to decide.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_loop = asyncio.new_event_loop()
+
 
 def _score_units(units: list[Unit]) -> list[_Scored]:
     """A worker's task: score a chunk of units with the scorer inherited from the parent."""
-    assert _worker_scorer is not None, "workers are forked after the scorer is set"
-    return _worker_scorer.units(units)
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C reaches the whole process group: stopping is the parent's to decide.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _in_order(
-    pool: ProcessPoolExecutor, chunks: Iterator[list[Unit]], *, in_flight: int
-) -> Iterator[_Scored]:
-    """The outcomes of `chunks`, scored in `pool`, in input order, with at most `in_flight`
-    chunks submitted at once (so memory stays flat however many runs there are)."""
-    pending: deque[Future[list[_Scored]]] = deque()
-    for chunk in chunks:
-        pending.append(pool.submit(_score_units, chunk))
-        if len(pending) >= in_flight:
-            yield from pending.popleft().result()
-    while pending:
-        yield from pending.popleft().result()
+    assert _worker_scorer is not None and _worker_loop is not None, "set before the fork"
+    return _worker_loop.run_until_complete(_worker_scorer.units(units))
 
 
 class _Scorers:
@@ -578,19 +626,9 @@ class _Scorers:
                 continue
         return found
 
-    def score(self, name: str, case: Case, run: Trajectory) -> Score:
-        try:
-            scorer = self.get(name)
-        except UnknownScorerError as exc:
-            return Score.error(name, str(exc), {"reason": "unknown_scorer"})
-        self._used.setdefault(name)
-        try:
-            return scorer(case, run)
-        except Exception as exc:  # a scorer bug must not lose the other runs' results
-            return _scorer_exception(name, exc)
-
-    async def score_async(self, name: str, case: Case, run: Trajectory) -> Score:
-        """Like `score`, awaiting scorers that ask a model so that many runs wait together."""
+    async def score(self, name: str, case: Case, run: Trajectory) -> Score:
+        """Run the scorer `name` on one run (awaiting it if it is declared async); a scorer
+        that cannot be built, or that raises, gives an error score."""
         try:
             scorer = self.get(name)
         except UnknownScorerError as exc:
@@ -684,7 +722,7 @@ def _result(joined: _Joined, scores: list[Score]) -> CaseResult:
     )
 
 
-def _score_item(
+async def _score_item(
     item: Trajectory | ReadProblem,
     scenarios: ScenarioIndex,
     scorers: _Scorers,
@@ -694,26 +732,9 @@ def _score_item(
     joined = _join(item, scenarios, default, every_run)
     if isinstance(joined, NotScored):
         return joined, None
-    scores = [scorers.score(name, joined.case, joined.run) for name in joined.names]
+    # One scorer after the other: the runs judged at once are what keeps a model busy.
+    scores = [await scorers.score(name, joined.case, joined.run) for name in joined.names]
     return _result(joined, scores), joined.key
-
-
-async def _score_item_async(
-    item: Trajectory | ReadProblem,
-    scenarios: ScenarioIndex,
-    scorers: _Scorers,
-    default: str,
-    every_run: tuple[str, ...] = (),
-) -> tuple[CaseResult | NotScored, str | None]:
-    import asyncio
-
-    joined = _join(item, scenarios, default, every_run)
-    if isinstance(joined, NotScored):
-        return joined, None
-    scores = await asyncio.gather(
-        *(scorers.score_async(name, joined.case, joined.run) for name in joined.names)
-    )
-    return _result(joined, list(scores)), joined.key
 
 
 def _candidate_ids(run: Trajectory) -> Iterator[str]:
