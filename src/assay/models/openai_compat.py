@@ -44,6 +44,7 @@ import orjson
 
 from assay.models._streams import ReplyTooLargeError, StreamError, StreamPool, Target
 from assay.models.budget import Budget, JudgeUsage
+from assay.models.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 from assay.models.types import (
     ChatRequest,
     ChatResponse,
@@ -55,7 +56,6 @@ from assay.models.types import (
     ModelTimeout,
     TokenUsage,
 )
-from assay.reports.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 
 __all__ = ["RETRY_STATUSES", "OpenAICompatibleClient"]
 
