@@ -176,9 +176,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.calls = QUICK_CALLS
 
-    # Import the client stack first: the clock measures judging, not module loading.
+    # Import the client stack first: the clock measures judging, not module loading. httpx
+    # loads httpcore, and anyio its asyncio backend, only when the first request is made.
+    import anyio._backends._asyncio  # noqa: F401
+    import httpcore  # noqa: F401
+
     import assay.models.cache
+    import assay.models.config
     import assay.models.openai_compat
+    import assay.scorers._judge_client
     import assay.scorers.judges  # noqa: F401
 
     server = Server(args.latency)
