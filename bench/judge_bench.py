@@ -12,7 +12,8 @@ answers. In this process, `llm_judge` (the real scorer, with the real HTTP clien
 SQLite cache in a fresh temporary directory) judges `--calls` different runs, all started at
 once and held to `--concurrency` open calls by the client. Then the same runs are judged again:
 every verdict must come from the cache, with no request reaching the server. `--quick` judges
-256 runs instead of 1,000 (four rounds of 64).
+256 runs instead of 1,000 (four rounds of 64), a check that everything works rather than a
+measure: its ratio is shown but not held to the target.
 
 Measured for each pass: the wall time, and the CPU time of this process (all its threads, the
 cache's included; not the server's) per call. Targets: the first pass within 1.05x of the ideal
@@ -227,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.calls:,} judge calls, {args.latency:g} s each, {args.concurrency} at a time",
             f"{first_s:.3f} s = {ratio:.3f}x ideal",
             f"≤ {TARGET_RATIO}x",
-            "PASS" if ratio <= TARGET_RATIO else "MISS",
+            # The start and the first round cost about the same however many rounds follow,
+            # so four rounds cannot be held to the target of sixteen.
+            "info (--quick)" if args.quick else "PASS" if ratio <= TARGET_RATIO else "MISS",
         ),
         (
             "CPU time of this process per call",
@@ -270,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         README.write_text(text, encoding="utf-8")
     if problems:
         return 2
-    return 0 if ratio <= TARGET_RATIO and cached_ok else 1
+    return 0 if (args.quick or ratio <= TARGET_RATIO) and cached_ok else 1
 
 
 JUDGE_METHOD = """\
