@@ -107,6 +107,20 @@ def test_as_many_connections_are_kept_as_calls_may_be_open() -> None:
     assert (seen["requests"], seen["connections"]) == (24, 4)
 
 
+def test_a_client_of_two_models_keeps_its_connections_too() -> None:
+    async def run() -> dict[str, int]:
+        async with keep_alive_server(delay=0.02) as seen:
+            async with OpenAICompatibleClient(
+                f"http://127.0.0.1:{seen['port']}/v1", max_concurrency=3
+            ) as client:
+                await asyncio.gather(*(ask(client, m) for m in ("local/a", "local/b") * 30))
+            return seen
+
+    seen = asyncio.run(run())
+    # Three calls at a time per model: six connections, not a new one for most calls.
+    assert (seen["requests"], seen["connections"]) == (60, 6)
+
+
 def test_a_kept_connection_the_server_dropped_is_replaced_without_a_retry() -> None:
     async def run() -> tuple[dict[str, int], list[int]]:
         async with keep_alive_server(close_after_each=True) as seen:
