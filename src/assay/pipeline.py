@@ -46,11 +46,11 @@ from assay.formats.registry import (
     work_units,
 )
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
+from assay.models.pricing import estimate_cost_usd
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import PartFigures, ResultFigures, SummaryBuilder
 from assay.reports.files import write_temporary
 from assay.reports.json_report import ReportWriter, render
-from assay.reports.pricing import estimate_cost_usd
 from assay.reports.red_flags import RedFlagThresholds
 from assay.results import (
     CaseResult,

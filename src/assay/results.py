@@ -115,7 +115,7 @@ class OpsMetrics:
     tokens_out: int = 0
     duration_ms: float | None = None
     est_cost_usd: float | None = None
-    """Estimated from the price table in `assay.reports.pricing`; None when the model is unknown."""
+    """Estimated from the price table in `assay.models.pricing`; None when the model is unknown."""
     context_overflow: bool = False
     """The run's recorded failure says it ran out of context window."""
     escalated: bool = False

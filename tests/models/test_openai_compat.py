@@ -31,7 +31,7 @@ from assay.models import (
     TokenUsage,
 )
 from assay.models.openai_compat import _retry_after_seconds
-from assay.reports.pricing import estimate_cost_usd
+from assay.models.pricing import estimate_cost_usd
 from chat_server import ChatServer, Reply
 
 KEY = "sk-test-0123456789abcdef"

@@ -35,6 +35,7 @@ from importlib import import_module
 from typing import Any
 
 from assay.models.budget import Budget, JudgeUsage
+from assay.models.pricing import estimate_cost_usd
 from assay.models.types import (
     ChatRequest,
     ChatResponse,
@@ -46,7 +47,6 @@ from assay.models.types import (
     ModelTimeout,
     TokenUsage,
 )
-from assay.reports.pricing import estimate_cost_usd
 
 __all__ = ["PREFIX", "LiteLLMClient"]
 

@@ -5,7 +5,8 @@ OpenAI itself, Azure behind a LiteLLM proxy, vLLM, Ollama and llama.cpp's server
 a judge's calls within limits and turns every failure into a `ModelError`:
 
 - at most `max_concurrency` requests in flight per model (an `asyncio.Semaphore` per model,
-  apart from anything an agent uses);
+  apart from anything an agent uses), all over one `httpx.AsyncClient` whose connections are
+  kept alive between calls;
 - each attempt bounded by `timeout` seconds, at most `max_retries` retries, with capped
   exponential backoff and full jitter, honouring `Retry-After`, on 429, 500, 502, 503, 504,
   timeouts and connection errors; any other error status fails at once;
@@ -28,9 +29,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import math
-import os
 import random
-import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,8 +41,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
-from assay.models._streams import ReplyTooLargeError, StreamError, StreamPool, Target
 from assay.models.budget import Budget, JudgeUsage
+from assay.models.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 from assay.models.types import (
     ChatRequest,
     ChatResponse,
@@ -55,7 +54,6 @@ from assay.models.types import (
     ModelTimeout,
     TokenUsage,
 )
-from assay.reports.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 
 __all__ = ["RETRY_STATUSES", "OpenAICompatibleClient"]
 
@@ -71,17 +69,6 @@ Sleep = Callable[[float], Awaitable[None]]
 
 Jitter = Callable[[], float]
 """Source of jitter: a number in [0, 1), `random.random` unless a test injects another."""
-
-
-def _proxies_configured() -> bool:
-    """Whether the environment names an HTTP proxy (httpx honours these; the lean path does
-    not)."""
-    names = ("http_proxy", "https_proxy", "all_proxy")
-    return any(os.environ.get(name) or os.environ.get(name.upper()) for name in names)
-
-
-_CALLS_PER_POOL = 4
-"""Requests in flight on one httpx connection pool before another pool is opened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +87,11 @@ class OpenAICompatibleClient:
     One client serves every model its server has; a request's `model_name` (its model without
     the `provider/` prefix) is sent as `model`. A client belongs to one event loop: make one per
     loop, and close it with `aclose()` (or use it as an async context manager).
+
+    Every request goes through one `httpx.AsyncClient`, made on the first call: proxies named
+    in the environment are used, and connections are kept open for the next calls (until idle
+    for 5 s). The per-model slots bound them: a client asked for two models may hold twice
+    `max_concurrency` connections at once.
 
     Args:
         base_url: The API root, e.g. `https://api.openai.com/v1`; `/chat/completions` is
@@ -124,7 +116,7 @@ class OpenAICompatibleClient:
         sleep: Awaitable sleep used between attempts.
         jitter: Returns a number in [0, 1) that scales each backoff wait.
         transport: An httpx transport to send requests through instead of the network (httpx's
-            own seam); None for real connections.
+            own seam, e.g. `httpx.MockTransport` in tests); None for real connections.
 
     Raises:
         ModelConfigError: `base_url` is not an http(s) URL.
@@ -207,13 +199,9 @@ class OpenAICompatibleClient:
         self._sleep = sleep
         self._jitter = jitter
         self._transport = transport
-        self._lean: StreamPool | None = None
-        self._lean_ok = transport is None and not _proxies_configured()
-        """Requests go over the lean stream path unless a transport is given or the
-        environment names a proxy (then httpx, which knows how to use one)."""
-        self._pools: list[httpx.AsyncClient] = []
-        self._loads: list[int] = []  # requests in flight on each pool
-        self._ssl: ssl.SSLContext | None = None
+        # Made on the first call: loading the certificate store costs tens of milliseconds,
+        # which a client that only ever answers from the cache need not pay.
+        self._http: httpx.AsyncClient | None = None
         self._closed = False
         self._slots: dict[str, asyncio.Semaphore] = {}
 
@@ -239,11 +227,8 @@ class OpenAICompatibleClient:
     async def aclose(self) -> None:
         """Close the connections. The client cannot be used afterwards."""
         self._closed = True
-        lean, self._lean = self._lean, None
-        if lean is not None:
-            await lean.aclose()
-        pools, self._pools, self._loads = self._pools, [], []
-        for http in pools:
+        http, self._http = self._http, None
+        if http is not None:
             await http.aclose()
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
@@ -279,10 +264,9 @@ class OpenAICompatibleClient:
             self._admit(request)
             started = time.perf_counter()
             attempts = 0
-            pool = -1 if self._lean_ok else self._take_pool()
             try:
                 body = self._encode(request)
-                http = self._pools[pool] if pool >= 0 else None
+                http = self._http or self._open()
                 failure: _Failure | None = None
                 while True:
                     if failure is not None:
@@ -308,9 +292,6 @@ class OpenAICompatibleClient:
             except ModelError as err:
                 self.usage.record_error(model, err, attempts)
                 raise
-            finally:
-                if pool >= 0:
-                    self._loads[pool] -= 1
             # Counted before the slot is released, so the next call in line sees the spend.
             self.usage.record(model, response)
             if self.budget is not None:
@@ -336,34 +317,20 @@ class OpenAICompatibleClient:
             self.usage.record_error(request.model, err, 0)
             raise
 
-    def _take_pool(self) -> int:
-        """The index of the least busy connection pool, a new pool when all are full.
-
-        Requests are spread over several small httpx pools rather than one large one: a pool
-        scans all of its connections for every request it places, which with dozens of
-        connections costs more than the request itself (a measured 7x slowdown at 32 calls
-        in flight; see bench/README.md, "Judges").
-        """
-        loads = self._loads
-        index = min(range(len(loads)), key=loads.__getitem__) if loads else -1
-        if index < 0 or loads[index] >= _CALLS_PER_POOL:
-            self._pools.append(self._client())
-            loads.append(0)
-            index = len(loads) - 1
-        loads[index] += 1
-        return index
-
-    def _client(self) -> httpx.AsyncClient:
-        """A new connection pool with the client's headers and timeout."""
-        # The per-model semaphores bound the requests in flight; the pool must not become
-        # a second, hidden limit whose waits would count against an attempt's timeout.
-        return httpx.AsyncClient(
+    def _open(self) -> httpx.AsyncClient:
+        """The client's one connection pool, with its headers, timeout and limits."""
+        self._http = httpx.AsyncClient(
             headers=self._headers(),
             timeout=httpx.Timeout(self.timeout),
+            # The per-model slots are the limit: at most `max_concurrency` requests, so as many
+            # connections, per model. A cap in the pool would be a second one: on connections,
+            # its waits would count against an attempt's timeout; on kept connections, httpcore
+            # counts busy ones too, so a client of two models at full load would close a
+            # connection after nearly every call (51 connections for 60 calls, measured).
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
             transport=self._transport,
-            verify=self._ssl_context(),
         )
+        return self._http
 
     def _encode(self, request: ChatRequest) -> bytes:
         payload: dict[str, Any] = {
@@ -391,19 +358,13 @@ class OpenAICompatibleClient:
             raise ModelError(f"{request.model}: the request cannot be sent as JSON: {exc}") from exc
 
     async def _attempt(
-        self, http: httpx.AsyncClient | None, request: ChatRequest, body: bytes
+        self, http: httpx.AsyncClient, request: ChatRequest, body: bytes
     ) -> tuple[str, TokenUsage, str] | _Failure:
         """One HTTP attempt: the parsed reply, a failure worth retrying, or a raised error."""
-        headers: Mapping[str, str]
         try:
-            if http is None:
-                status, headers, raw = await self._post_lean(body, request.model)
-            else:
-                status, headers, raw = await self._post(http, body, request.model)
+            status, headers, raw = await self._post(http, body, request.model)
         except (TimeoutError, httpx.TimeoutException):
             return _Failure("timeout", f"no reply within {self.timeout:g} s")
-        except StreamError as exc:
-            return _Failure("connection", self._redact(str(exc)))
         except httpx.UnsupportedProtocol as exc:
             raise ModelConfigError(
                 f"{request.model}: cannot call {self._url_for_humans}: {exc}"
@@ -449,38 +410,6 @@ class OpenAICompatibleClient:
                     )
                 chunks.append(chunk)
             return reply.status_code, reply.headers, b"".join(chunks)
-
-    async def _post_lean(self, body: bytes, model: str) -> tuple[int, dict[str, str], bytes]:
-        if self._lean is None:
-            parts = urlsplit(self.url)
-            scheme = parts.scheme
-            port = parts.port or (443 if scheme == "https" else 80)
-            path = parts.path or "/"
-            if parts.query:
-                path += "?" + parts.query
-            self._lean = StreamPool(
-                Target(scheme, parts.hostname or "", port, path),
-                self._ssl_context,
-                max_body=self.max_response_bytes,
-            )
-            self._lean_headers = [
-                (name.lower().encode("latin-1"), value.encode("latin-1"))
-                for name, value in self._headers().items()
-            ]
-        async with asyncio.timeout(self.timeout):
-            try:
-                return await self._lean.post(self._lean_headers, body)
-            except ReplyTooLargeError as exc:
-                raise ModelResponseError(
-                    f"{model}: reply body is over {self.max_response_bytes} bytes "
-                    f"(HTTP {exc.args[0]}); not read further"
-                ) from None
-
-    def _ssl_context(self) -> ssl.SSLContext:
-        if self._ssl is None:
-            # One certificate store per client: loading it costs tens of milliseconds.
-            self._ssl = httpx.create_ssl_context()
-        return self._ssl
 
     def _headers(self) -> dict[str, str]:
         headers = {

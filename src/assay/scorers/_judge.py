@@ -335,7 +335,7 @@ def same_model(judge: str, producer: str | None) -> bool:
         >>> same_model("openai/gpt-4.1-mini", "litellm_proxy/Azure/GPT-4.1-mini-2025-04-14")
         True
     """
-    from assay.reports.pricing import model_price_key
+    from assay.models.pricing import model_price_key
 
     return bool(producer) and model_price_key(judge) == model_price_key(producer or "")
 

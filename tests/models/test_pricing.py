@@ -1,10 +1,10 @@
-"""Tests for `assay.reports.pricing`: model names to price keys, tokens to estimated cost."""
+"""Tests for `assay.models.pricing`: model names to price keys, tokens to estimated cost."""
 
 from __future__ import annotations
 
 import pytest
 
-from assay.reports.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
+from assay.models.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 
 
 @pytest.mark.parametrize(
