@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -16,9 +17,9 @@ import pytest
 
 from assay import pipeline
 from assay.formats.registry import Unit
-from assay.pipeline import EvaluateOptions, evaluate
+from assay.pipeline import EvaluateOptions, evaluate, evaluate_async
 from assay.records import Case, Trajectory
-from assay.results import CaseResult, NotScored, Score
+from assay.results import CaseResult, NotScored, RunSummary, Score
 from assay.scorers import register_scorer
 from assay.scorers.registry import Scorer, UnknownScorerError
 
@@ -332,3 +333,53 @@ def test_scenario_files_that_are_directories_are_reported_not_skipped(tmp_path: 
     errors = {e["run_id"]: e["reason"] for e in summary.not_scored["errors"]}
     assert errors["r1"] == "ground truth unusable: cannot read file: not a regular file"
     assert errors["r3"].startswith("invalid answer rules: groundtruth_eval.json")
+
+
+class _WaitsForAModel:
+    """An async scorer that waits as a judge would, then passes runs whose answer is `{"a": 1}`."""
+
+    def __call__(self, case: Case, run: Trajectory) -> Score:
+        return asyncio.run(self.score_async(case, run))
+
+    async def score_async(self, case: Case, run: Trajectory) -> Score:
+        await asyncio.sleep(0.001)
+        return Score.scored("test_waits", 1.0, passed=run.answer == '{"a": 1}')
+
+
+@register_scorer("test_waits", is_async=True)
+def _waits() -> _WaitsForAModel:
+    return _WaitsForAModel()
+
+
+@pytest.mark.parametrize(
+    ("workers", "scorer"), [(1, "static_json"), (2, "static_json"), (1, "test_waits")]
+)
+def test_evaluate_works_inside_a_running_event_loop(
+    tmp_path: Path, workers: int, scorer: str
+) -> None:
+    # A notebook runs its cells inside an event loop: the synchronous `evaluate` must still
+    # work there (scorers that await a model included), and give what it gives outside one.
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_numbered(runs, gt, 80, answer_of=lambda i: '{"a": 1}' if i % 3 else '{"a": 2}')
+
+    def options(out: str) -> EvaluateOptions:
+        return EvaluateOptions(runs, (gt,), tmp_path / out, workers=workers, scorers=(scorer,))
+
+    async def cell() -> RunSummary:
+        return evaluate(options("in-loop"))
+
+    inside = asyncio.run(cell())
+    outside = evaluate(options("no-loop"))
+    assert inside.totals == outside.totals
+    assert inside.totals["passed"] == 53
+    assert sorted(p.name for p in (tmp_path / "in-loop").iterdir()) == sorted(
+        p.name for p in (tmp_path / "no-loop").iterdir()
+    )
+
+
+def test_evaluate_async_is_the_same_evaluation(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_numbered(runs, gt, 5, answer_of=lambda i: '{"a": 1}' if i else "no")
+    summary = asyncio.run(evaluate_async(EvaluateOptions(runs, (gt,), tmp_path / "out")))
+    assert (summary.totals["passed"], summary.totals["failed"]) == (4, 1)
+    assert len((tmp_path / "out" / "results.jsonl").read_text().splitlines()) == 5
