@@ -383,3 +383,22 @@ def test_evaluate_async_is_the_same_evaluation(tmp_path: Path) -> None:
     summary = asyncio.run(evaluate_async(EvaluateOptions(runs, (gt,), tmp_path / "out")))
     assert (summary.totals["passed"], summary.totals["failed"]) == (4, 1)
     assert len((tmp_path / "out" / "results.jsonl").read_text().splitlines()) == 5
+
+
+def test_tokens_a_run_did_not_record_are_null_not_zero(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_scenario(gt, "1", "{'a': 1}")
+    write_run(runs, "a.json", run_id="a", scenario_id="1", answer='{"a": 1}', model="openai/gpt-4o")
+    write_run(runs, "b.json", run_id="b", scenario_id="1", answer='{"a": 1}', tokens_in=30,
+              tokens_out=4, model="openai/gpt-4o")
+    summary, out = run_eval(tmp_path)
+    ops = {r["run_id"]: r["ops"] for r in map(json.loads, (out / "results.jsonl").open())}
+    assert (ops["a"]["tokens_in"], ops["a"]["tokens_out"], ops["a"]["est_cost_usd"]) == (
+        None, None, None,
+    )
+    assert (ops["b"]["tokens_in"], ops["b"]["tokens_out"]) == (30, 4)
+    assert ops["b"]["est_cost_usd"] is not None
+    assert (summary.ops["tokens_in_total"], summary.ops["tokens_out_total"]) == (30, 4)
+    (runs / "b.json").unlink()
+    summary, _ = run_eval(tmp_path)
+    assert summary.ops["tokens_in_total"] is None  # no run recorded any: unknown, not 0

@@ -771,7 +771,11 @@ def ops_metrics(run: Trajectory) -> OpsMetrics:
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         duration_ms=run.duration_ms,
-        est_cost_usd=estimate_cost_usd(run.model, tokens_in, tokens_out),
+        est_cost_usd=(
+            None  # a cost from counts never recorded would be a guess
+            if tokens_in is None or tokens_out is None
+            else estimate_cost_usd(run.model, tokens_in, tokens_out)
+        ),
         context_overflow=run.error is not None and _CONTEXT_OVERFLOW.search(run.error) is not None,
         escalated=any(name.lower().startswith("escalate") for name in unique),
     )

@@ -28,18 +28,39 @@ from assay.limits import MAX_DEPTH
 
 @dataclass(slots=True)
 class Usage:
-    """Token usage of one model call, one step or a whole run."""
+    """Token usage of one model call, one step or a whole run; None where it was not recorded.
 
-    input_tokens: int = 0
-    """Prompt tokens."""
+    Adding usages adds what was recorded: the sum is a count when either side has one, and
+    None only when neither has.
 
-    output_tokens: int = 0
-    """Completion tokens (reasoning tokens included when the source reports them)."""
+    Example:
+        >>> Usage(100, 5) + Usage(), (Usage() + Usage()).recorded
+        (Usage(input_tokens=100, output_tokens=5), False)
+    """
+
+    input_tokens: int | None = None
+    """Prompt tokens; None when the source did not record them."""
+
+    output_tokens: int | None = None
+    """Completion tokens (reasoning tokens included when the source reports them); None when
+    the source did not record them."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            _plus(self.input_tokens, other.input_tokens),
+            _plus(self.output_tokens, other.output_tokens),
         )
+
+    @property
+    def recorded(self) -> bool:
+        """Whether any count was recorded."""
+        return self.input_tokens is not None or self.output_tokens is not None
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
 
 
 @dataclass(slots=True)

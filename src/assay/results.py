@@ -111,8 +111,10 @@ class OpsMetrics:
     turn_count: int = 0
     tool_call_count: int = 0
     unique_tools: list[str] = field(default_factory=list)
-    tokens_in: int = 0
-    tokens_out: int = 0
+    tokens_in: int | None = None
+    """Prompt tokens of the run; None when it recorded none."""
+    tokens_out: int | None = None
+    """Completion tokens of the run; None when it recorded none."""
     duration_ms: float | None = None
     est_cost_usd: float | None = None
     """Estimated from the price table in `assay.models.pricing`; None when the model is unknown."""

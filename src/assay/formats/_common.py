@@ -246,28 +246,33 @@ def id_text(value: Any) -> str | None:
 
 
 
-def count(value: Any) -> int:
-    """A token count: a non-negative int from a number or numeric text; 0 for anything else."""
+def count(value: Any) -> int | None:
+    """A token count as recorded: a non-negative int from a number or numeric text; None for
+    a count that is absent or is not one (a count never recorded is unknown, not 0).
+
+    Example:
+        >>> count(12), count("12"), count(1.0), count(None), count("many"), count(-3)
+        (12, 12, 1, None, None, None)
+    """
     if type(value) is int:  # the usual case, first (bool is not `int` by this test)
-        return value if value > 0 else 0
-    if isinstance(value, bool):
-        return 0
+        return value if value >= 0 else None
+    if value is None or isinstance(value, bool):
+        return None
     if isinstance(value, int):
-        return value if value > 0 else 0
+        return int(value) if value >= 0 else None
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value > 0 else 0
+        return int(value) if math.isfinite(value) and value >= 0 else None
     if isinstance(value, str) and len(value) <= _MAX_COUNT_TEXT:
         try:
-            return max(int(value), 0)
+            number = int(value)
         except ValueError:
-            pass
-        try:
-            number = float(value)
-        except ValueError:
-            return 0
-        return int(number) if math.isfinite(number) and number > 0 else 0
-    return 0
-
+            try:
+                real = float(value)
+            except ValueError:
+                return None
+            return int(real) if math.isfinite(real) and real >= 0 else None
+        return number if number >= 0 else None
+    return None
 
 
 def tool_args(value: Any) -> dict[str, Any] | str | None:

@@ -396,7 +396,7 @@ def _gemini_usage(usage: dict[str, Any]) -> Usage:
     output = _get(usage, "candidates_token_count", "candidatesTokenCount")
     thoughts = _get(usage, "thoughts_token_count", "thoughtsTokenCount")
     # Reasoning tokens are output tokens (see `Usage.output_tokens`).
-    return Usage(_count(prompt), _count(output) + _count(thoughts))
+    return Usage(_count(prompt), _count(output)) + Usage(None, _count(thoughts))
 
 
 # --- records -------------------------------------------------------------------------------

@@ -222,10 +222,10 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
     including non-strings and a missing key (None): whether that counts as an answer is the
     pipeline's call. Steps come from `trajectory` (turns or plan-execute step results).
 
-    Malformed parts are tolerated rather than rejected: token counts that are not numbers
-    count 0 (numeric text like `"12"` is used, booleans are not counts), a tool call without a
-    string name is kept with name `""` (it happened, so it counts), turns that are neither
-    objects nor text are dropped.
+    Malformed parts are tolerated rather than rejected: token counts that are absent or not
+    numbers are unknown (None; numeric text like `"12"` is used, booleans are not counts), a
+    tool call without a string name is kept with name `""` (it happened, so it counts), turns
+    that are neither objects nor text are dropped.
 
     `usage` is the sum over steps, or the record's own `tokens_in` / `tokens_out` when the
     steps carry none. `duration_ms` is the sum of step durations when any step has one, else
@@ -250,10 +250,8 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         return Trajectory(source=source)
     items, as_turns = _step_items(record.get("trajectory"))
     steps = _build_steps(items, as_turns)
-    tokens_in = sum(step.usage.input_tokens for step in steps)
-    tokens_out = sum(step.usage.output_tokens for step in steps)
-    usage = Usage(tokens_in, tokens_out)
-    if tokens_in == 0 and tokens_out == 0:
+    usage = sum((step.usage for step in steps), Usage())
+    if not usage.recorded:
         usage = _usage_of(record, _RECORD_IN_KEYS, _RECORD_OUT_KEYS)
     durations = [step.duration_ms for step in steps if step.duration_ms is not None]
 
@@ -523,8 +521,7 @@ def _content_text(value: Any) -> str | None:
 
 
 def _count_at(obj: dict[str, Any], keys: tuple[str, ...]) -> int | None:
-    value = _first_present(obj, keys)
-    return None if value is None else count(value)
+    return count(_first_present(obj, keys))
 
 
 def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str, ...]) -> Usage:
@@ -533,7 +530,7 @@ def _usage_of(obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str
 
 def _token_counts(
     obj: dict[str, Any], in_keys: tuple[str, ...], out_keys: tuple[str, ...]
-) -> tuple[int, int]:
+) -> tuple[int | None, int | None]:
     tokens_in = _count_at(obj, in_keys)
     tokens_out = _count_at(obj, out_keys)
     if tokens_in is None and tokens_out is None:
@@ -541,7 +538,7 @@ def _token_counts(
         if isinstance(nested, dict):
             tokens_in = _count_at(nested, in_keys)
             tokens_out = _count_at(nested, out_keys)
-    return tokens_in or 0, tokens_out or 0
+    return tokens_in, tokens_out
 
 
 def _duration(value: Any, scale: float) -> float | None:

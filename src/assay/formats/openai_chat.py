@@ -385,7 +385,7 @@ def chat_trajectory(
     total = Usage()
     for step in steps:
         total = total + step.usage
-    if total.input_tokens == 0 and total.output_tokens == 0 and usage is not None:
+    if not total.recorded and usage is not None:
         total = usage
     return Trajectory(
         run_id=run_id,

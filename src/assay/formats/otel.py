@@ -365,7 +365,7 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     usage = Usage()
     for step in steps:
         usage = usage + step.usage
-    if usage.input_tokens == 0 and usage.output_tokens == 0:
+    if not usage.recorded:
         for agent in outermost:
             usage = usage + _usage(agent.attributes)
 

@@ -87,8 +87,8 @@ class ResultFigures(NamedTuple):
     """Each scorer's score; just `score` when one scorer ran."""
     turn_count: int
     tool_call_count: int
-    tokens_in: int
-    tokens_out: int
+    tokens_in: int | None
+    tokens_out: int | None
     duration_ms: float | None
     est_cost_usd: float | None
     context_overflow: bool
@@ -180,7 +180,8 @@ class SummaryBuilder:
         self._metric_counts: Counter[str] = Counter()
         self._durations = array("d")  # 8 bytes a run, not a float object each
         self._turns_total = self._tool_calls_total = 0
-        self._tokens_in_total = self._tokens_out_total = 0
+        self._tokens_in_total: int | None = None
+        self._tokens_out_total: int | None = None
         self._groups_of: dict[tuple[str | None, str | None, str | None], tuple[_Group, _Group]] = {}
         self._cost_total: float | None = None
         self._not_scored: dict[str, list[dict[str, Any]]] = {
@@ -246,8 +247,11 @@ class SummaryBuilder:
         self._overflowed += result.context_overflow
         self._turns_total += result.turn_count
         self._tool_calls_total += result.tool_call_count
-        self._tokens_in_total += result.tokens_in
-        self._tokens_out_total += result.tokens_out
+        # Runs that recorded no tokens add nothing; a total no run recorded stays None.
+        if result.tokens_in is not None:
+            self._tokens_in_total = (self._tokens_in_total or 0) + result.tokens_in
+        if result.tokens_out is not None:
+            self._tokens_out_total = (self._tokens_out_total or 0) + result.tokens_out
         if result.duration_ms is not None:
             self._durations.append(result.duration_ms)
         if result.est_cost_usd is not None:
