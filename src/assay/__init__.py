@@ -21,7 +21,7 @@ from assay._lazy import lazy_exports
 if TYPE_CHECKING:
     from assay.answers import compare_values, parse_answer, parse_gold
     from assay.exit_codes import ExitCode
-    from assay.pipeline import EvaluateOptions, evaluate
+    from assay.pipeline import EvaluateOptions, evaluate, evaluate_async
     from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
     from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
     from assay.scorers.registry import (
@@ -60,6 +60,7 @@ _EXPORTS = {
     "parse_gold": "assay.answers",
     "EvaluateOptions": "assay.pipeline",
     "evaluate": "assay.pipeline",
+    "evaluate_async": "assay.pipeline",
     "ExitCode": "assay.exit_codes",
     "MatchType": "assay.trajectory",
     "StepType": "assay.trajectory",
@@ -95,6 +96,7 @@ __all__ = [
     "compare_values",
     "create_scorer",
     "evaluate",
+    "evaluate_async",
     "parse_answer",
     "parse_gold",
     "register_scorer",
