@@ -124,6 +124,26 @@ def read_bytes(path: str | Path) -> bytes | ReadProblem:
     return data[3:] if data.startswith(_UTF8_BOM) else data
 
 
+def load_json(path: str | Path) -> tuple[Any, ReadProblem | None]:
+    """The JSON document in the file at `path`, or `(None, problem)` when it cannot be read,
+    is empty or is not JSON.
+
+    Example:
+        >>> load_json("no/such/file.json")[1].reason
+        'cannot read file: No such file or directory'
+    """
+    source = str(path)
+    data = read_bytes(path)
+    if isinstance(data, ReadProblem):
+        return None, data
+    if not data or data.isspace():
+        return None, ReadProblem(source, "empty file")
+    value, reason = parse_json(data)
+    if reason is not None:
+        return None, ReadProblem(source, reason)
+    return value, None
+
+
 def parse_json(data: bytes | memoryview) -> tuple[Any, str | None]:
     """`(value, None)` for a JSON document, `(None, reason)` when it is not one.
     """

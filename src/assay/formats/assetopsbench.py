@@ -42,8 +42,8 @@ from assay.formats._common import (
     id_text,
     is_lines_file,
     jsonl_run_lines,
+    load_json,
     parse_json,
-    read_bytes,
     tool_args,
     walk_inputs,
 )
@@ -286,19 +286,11 @@ def _error_text(value: Any) -> str | None:
 
 
 def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
-    source = str(path)
-    data = read_bytes(path)
-    if isinstance(data, ReadProblem):
-        yield data
-        return
-    if not data or data.isspace():
-        yield ReadProblem(source, "empty file")
-        return
-    value, reason = parse_json(data)
-    if reason is not None:
-        yield ReadProblem(source, reason)
+    value, problem = load_json(path)
+    if problem is not None:
+        yield problem
     else:
-        yield from read_value(value, source)
+        yield from read_value(value, str(path))
 
 
 def run_from_line(line: bytes, source: str) -> Trajectory | ReadProblem:

@@ -32,14 +32,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from assay._jsonable import json_type
 from assay.formats._common import (
     PLAIN,
     ReadProblem,
     chat_shape,
-    conversations,
     id_text,
-    named,
     tool_args,
 )
 from assay.formats.openai_chat import (
@@ -50,6 +47,7 @@ from assay.formats.openai_chat import (
     get_field,
     openai_call,
     openai_calls,
+    read_chats,
     tool_result,
     usage_of,
 )
@@ -287,12 +285,7 @@ def _sniff(name: str, value: Any) -> bool:
 
 
 def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
-    for conversation, where in conversations(value, source):
-        run = trajectory_from_langchain_messages(conversation, source=where)
-        if not run.messages and not run.steps:
-            yield ReadProblem(where, f"no chat messages found (got {json_type(conversation)})")
-        else:
-            yield from named([run])
+    return read_chats(value, source, trajectory_from_langchain_messages)
 
 
 register_reader(

@@ -32,7 +32,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -557,13 +557,24 @@ def _sniff(name: str, value: Any) -> bool:
     return chat_shape(value) == NAME
 
 
-def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+def read_chats(
+    value: Any, source: str, convert: Callable[..., Trajectory]
+) -> Iterator[Trajectory | ReadProblem]:
+    """The runs of a chat file's document: each conversation in it converted by `convert`
+    (a `trajectory_from_*_messages` function), or a problem for one that holds no message.
+
+    Shared with the other chat readers in `assay.formats`; not re-exported.
+    """
     for conversation, where in conversations(value, source):
-        run = trajectory_from_openai_messages(conversation, source=where)
+        run = convert(conversation, source=where)
         if not run.messages and not run.steps:
             yield ReadProblem(where, f"no chat messages found (got {json_type(conversation)})")
         else:
             yield from named([run])
+
+
+def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    return read_chats(value, source, trajectory_from_openai_messages)
 
 
 register_reader(

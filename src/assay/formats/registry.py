@@ -49,6 +49,7 @@ from assay.formats._common import (
     first_item,
     is_lines_file,
     jsonl_run_lines,
+    load_json,
     parse_json,
     read_bytes,
     walk_inputs,
@@ -399,16 +400,9 @@ def _read_line(unit: LineUnit) -> Iterator[Trajectory | ReadProblem]:
 
 
 def _read_document(source: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:
-    data = read_bytes(source)
-    if isinstance(data, ReadProblem):
-        yield data
-        return
-    if not data or data.isspace():
-        yield ReadProblem(source, "empty file")
-        return
-    value, reason = parse_json(data)
-    if reason is not None:
-        yield ReadProblem(source, reason)
+    value, problem = load_json(source)
+    if problem is not None:
+        yield problem
         return
     if fmt is not None:
         reader: Reader | None = get_reader(fmt)
