@@ -50,6 +50,7 @@ __all__ = [
     "path_text",
 ]
 
+
 def _whole(value: Any) -> Any:
     # YAML and JSON writers sometimes write a count as 5.0; a whole float is that count.
     if isinstance(value, float) and value.is_integer():
@@ -77,13 +78,15 @@ Count = Annotated[int, BeforeValidator(_whole), Field(ge=0)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """A non-empty name, surrounding whitespace removed."""
 
-Text = Annotated[str, BeforeValidator(_number_as_text)]
+Text = Annotated[str, BeforeValidator(_number_as_text, json_schema_input_type=str | int | float)]
 """Text; a number is its text (`11` is `"11"`)."""
 
-Phrases = Annotated[list[str], BeforeValidator(_one_as_list)]
+Phrases = Annotated[
+    list[str], BeforeValidator(_one_as_list, json_schema_input_type=list[str] | str)
+]
 """Phrases; one phrase alone is a list of one."""
 
-Names = Annotated[list[Name], BeforeValidator(_one_as_list)]
+Names = Annotated[list[Name], BeforeValidator(_one_as_list, json_schema_input_type=list[str] | str)]
 """Names; one name alone is a list of one."""
 
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
@@ -93,7 +96,7 @@ Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 class _Model(BaseModel):
     # Strict: "5" is not a count and "yes" is not true; a field of the wrong type is the
     # user's mistake to hear about, not to have guessed. Fields no model names are kept.
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(strict=True, extra="allow", use_attribute_docstrings=True)
 
 
 class Criteria(_Model):
@@ -127,7 +130,10 @@ def _criteria_items(value: Any) -> Any:
     return value
 
 
-SuccessCriteria = Annotated[list[Criteria], BeforeValidator(_criteria_items)]
+SuccessCriteria = Annotated[
+    list[Criteria],
+    BeforeValidator(_criteria_items, json_schema_input_type=list[Criteria | str] | Criteria),
+]
 """A list of criteria items (`- max_turns: 5`), or one mapping of criteria."""
 
 
@@ -214,7 +220,10 @@ class _Expectations(_Model):
     sensitive_tool: Name | None = None
     """The tool that must ask for confirmation (`confirmation_flow`, `interrupt_rejection`)."""
 
-    approval: Annotated[Literal["approve", "reject"], BeforeValidator(_lower)] | None = None
+    approval: (
+        Annotated[Literal["approve", "reject"], BeforeValidator(_lower, json_schema_input_type=str)]
+        | None
+    ) = None
     """The user's answer to the confirmation, `approve` or `reject` (any case)."""
 
     expected_subagent: Name | None = None
@@ -267,7 +276,9 @@ class CatalogScenario(_Expectations):
     name: str | int | None = None
     """The id, when there is no `id`."""
 
-    turns: list[Annotated[Turn, BeforeValidator(_turn)]] | None = None
+    turns: (
+        list[Annotated[Turn, BeforeValidator(_turn, json_schema_input_type=Turn | str)]] | None
+    ) = None
     """The conversation: `{"user": ...}` items, or strings (a user turn each)."""
 
     input: str | None = None
