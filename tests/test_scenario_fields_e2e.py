@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.cli.main import main
-from assay.formats.scenarios import case_from_object
+from assay.formats._scenario_fields import EXPECTATION_FIELDS
+from assay.formats.scenarios import _TEXT_FIELDS, case_from_object
 from assay.schema.scenario import Scenario, check
 from test_cli_evaluate_e2e import (
     evaluate,
@@ -75,14 +76,16 @@ def test_a_bad_field_errors_the_scorer_that_needs_it_and_the_others_score(
     assert any(r.startswith("[0].success_criteria[0].max_tokens: ") for r in reasons)
 
 
-def test_scenario_folders_and_help_do_not_import_pydantic(tmp_path: Path) -> None:
+def test_help_folders_and_plain_scenario_files_do_not_import_pydantic(tmp_path: Path) -> None:
     folder = tmp_path / "gt" / "scenario_1"
     folder.mkdir(parents=True)
     (folder / "groundtruth.txt").write_text("{'a': 1}")
     (folder / "groundtruth_eval.json").write_text('{"keys": {"a": {"abs_tol": 1}}}')
     (folder / "expected_trajectory.json").write_text('{"steps": ["f"], "mode": "IN_ORDER"}')
-    scenarios = tmp_path / "s.json"
-    scenarios.write_text('[{"id": "2", "expected_answer": "x"}]')
+    plain = tmp_path / "plain.json"
+    plain.write_text('[{"id": "2", "text": "Q?", "expected_answer": "x", "owner": "ops"}]')
+    expecting = tmp_path / "expecting.json"
+    expecting.write_text('[{"id": "3", "expected_answer": "x", "should_escalate": false}]')
     code = f"""
 import contextlib, io, sys
 from assay.cli.main import main
@@ -92,11 +95,14 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
 cases, problems = load_scenarios([{str(tmp_path / "gt")!r}])
 assert problems == [] and cases["1"].trajectory_mode == "IN_ORDER", problems
 print("pydantic" in sys.modules)
-load_scenarios([{str(scenarios)!r}])
+load_scenarios([{str(plain)!r}])
+print("pydantic" in sys.modules)
+load_scenarios([{str(expecting)!r}])
 print("pydantic" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True"]
+    # Only a scenario that states expectations needs the models.
+    assert out.stdout.split() == ["False", "False", "True"]
 
 
 def test_assay_schema_scenario_and_catalog(capsys: pytest.CaptureFixture[str]) -> None:
@@ -164,3 +170,39 @@ def test_check_never_raises(obj: dict[str, Any]) -> None:
     found, errors = check(Scenario, {**obj, "id": "1"})
     assert found is not None  # a field that fails is left out, never the scenario
     assert all(loc and loc[0] in obj for loc, _ in errors)
+
+
+_plain = st.fixed_dictionaries(
+    {"id": st.sampled_from(["1", 2, "scenario_3"])},
+    optional={
+        name: st.one_of(_scalars, st.lists(_scalars, max_size=2))
+        for name in (
+            "text",
+            "question",
+            "expected_answer",
+            "characteristic_form",
+            "type",
+            "category",
+            "scoring_method",
+            "groundtruth_eval",
+            "owner",
+        )
+    },
+)
+
+
+@settings(max_examples=300)
+@given(obj=_plain)
+def test_objects_without_expectations_read_the_same_without_the_models(
+    obj: dict[str, Any],
+) -> None:
+    plain, plain_problems = case_from_object(obj, "s.json")
+    # An expectation field set to null changes nothing but sends the object through the model.
+    modelled, model_problems = case_from_object({**obj, "should_escalate": None}, "s.json")
+    assert plain == modelled
+    assert plain_problems == model_problems
+
+
+def test_the_reader_names_every_expectation_field_of_the_models() -> None:
+    plain = {"id", "expected_answer", "groundtruth_eval", *_TEXT_FIELDS}
+    assert set(Scenario.model_fields) - plain == EXPECTATION_FIELDS

@@ -42,6 +42,20 @@ TRAJECTORY_FIELDS = frozenset(
 )
 """Fields whose problems make the trajectory expectation unusable (`Case.trajectory_problem`)."""
 
+EXPECTATION_FIELDS = TRAJECTORY_FIELDS | {
+    "success_criteria",
+    "should_escalate",
+    "should_signal_complete",
+    "sensitive_tool",
+    "approval",
+    "expected_subagent",
+    "expected_tool_graph",
+    "rubrics",
+}
+"""The fields of what a scenario expects of a run (`assay.schema.scenario`'s expectations),
+named here without importing the models: a scenario object with none of them needs no model
+to be read (a test keeps this equal to the models' fields)."""
+
 RULES_FIELD = "groundtruth_eval"
 """The answer rules of a scenario object; their problem is `Case.answer_rules_problem`."""
 

@@ -48,7 +48,7 @@ from assay.formats._common import (
     parse_json,
     read_bytes,
 )
-from assay.formats._scenario_fields import Where, apply_fields
+from assay.formats._scenario_fields import EXPECTATION_FIELDS, RULES_FIELD, Where, apply_fields
 from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
 from assay.formats._turns import TURNS_DIR, read_turns
 from assay.formats.adk import load_adk_cases
@@ -73,6 +73,9 @@ ADK_SUFFIXES = (".evalset.json", ".test.json")
 _TEXT_FIELDS = ("text", "question", "characteristic_form", "type", "category", "scoring_method")
 """Scenario-object fields that are text (a number is its text); any other value is kept in
 `Case.metadata` under its own name, with a problem."""
+
+_PLAIN_FIELDS = frozenset({"id", "expected_answer", RULES_FIELD, *_TEXT_FIELDS})
+"""The scenario-object fields a case takes without the models."""
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -640,7 +643,11 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
         yield ReadProblem(source, reason)
         return
 
-    from assay.schema.scenario import Scenario, check  # pydantic: only for scenario files
+    if _is_plain(obj):
+        yield _plain_case(obj, case_id, source)
+        return
+
+    from assay.schema.scenario import Scenario, check  # pydantic: only for expectations
 
     found, errors = check(Scenario, obj)
     # No copy of the values: metadata shares them with the parsed object, which nothing else
@@ -676,3 +683,47 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
     apply_fields(case, found, errors, where, problems)
     yield from problems
     yield case
+
+
+def _is_plain(obj: dict[str, Any]) -> bool:
+    """Whether the object has only a question, an answer and text fields that are text: what
+    most scenario files hold, read without the models (importing pydantic costs more than
+    reading thousands of such scenarios)."""
+    if not EXPECTATION_FIELDS.isdisjoint(obj):
+        return False
+    rules = obj.get(RULES_FIELD)
+    if rules is not None and not isinstance(rules, dict):
+        return False
+    for name in _TEXT_FIELDS:
+        value = obj.get(name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, str | int | float)
+        ):
+            return False
+    return True
+
+
+def _plain_case(obj: dict[str, Any], case_id: str, source: str) -> Case:
+    """The case of an object `_is_plain` accepted: the same as the model would give."""
+    metadata = {key: value for key, value in obj.items() if key not in _PLAIN_FIELDS}
+    question = _text(obj.get("text"))
+    if question is None:
+        question = _text(obj.get("question"))
+    elif obj.get("question") is not None:
+        metadata["question"] = obj["question"]
+    return Case(
+        id=case_id,
+        question=question,
+        expected_answer=obj.get("expected_answer"),
+        characteristic_form=_text(obj.get("characteristic_form")),
+        type=_text(obj.get("type")),
+        category=_text(obj.get("category")),
+        scoring_method=_text(obj.get("scoring_method")),
+        answer_rules=obj.get(RULES_FIELD),
+        source=source,
+        metadata=metadata,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if value is None or isinstance(value, str) else str(value)
