@@ -448,6 +448,12 @@ def test_numeric_job_names_and_ids_become_text(tmp_path: Path) -> None:
     assert reasons == []
 
 
+def test_a_name_beside_an_id_is_kept_as_a_label(tmp_path: Path) -> None:
+    scenario = {"id": "x", "name": "Refund, broken item"}
+    cases, _ = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})
+    assert cases[0].id == "x" and cases[0].metadata == {"name": "Refund, broken item"}
+
+
 def test_expected_trajectory_goes_to_the_case(tmp_path: Path) -> None:
     scenario = {"id": "x", "expected_trajectory": ["a", "b"], "notes": {"k": 1}}
     cases, _ = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})

@@ -335,6 +335,8 @@ def _scenario_case(
         source=source,
         metadata={k: v for k, v in obj.items() if k not in CatalogScenario.model_fields},
     )
+    if id_field == "id" and obj.get("name") is not None:
+        case.metadata["name"] = obj["name"]  # a name beside the id is only a label
     apply_fields(case, found, errors, Where(file, path), problems)
     if found is not None:
         if found.turns is not None:
