@@ -296,10 +296,14 @@ class CatalogJob(_Model):
 
 
 class Catalog(_Model):
-    """An evaluator-catalog file: `jobs`, a list of jobs or a mapping of name to job."""
+    """An evaluator-catalog file: `jobs`, a list of jobs or a mapping of name to job (or, in
+    a file without `jobs`, `scenarios`: one unnamed job)."""
 
-    jobs: list[CatalogJob] | dict[str, CatalogJob]
+    jobs: list[CatalogJob] | dict[str, CatalogJob] | None = None
     """The jobs."""
+
+    scenarios: list[CatalogScenario] | None = None
+    """The scenarios of a file without `jobs`."""
 
 
 _M = TypeVar("_M", bound=BaseModel)
