@@ -131,7 +131,11 @@ def test_bad_trajectory_expectations_are_reported_not_fatal(tmp_path: Path) -> N
     assert proc.returncode == 0, explain(proc)
     by_run = reports_by_run_id(reports)
     assert by_run["a"]["score"]["status"] == "error"
-    assert "expected_tools must be a list of tool names" in by_run["a"]["score"]["rationale"]
+    # The rationale names the file and the field's path in it.
+    assert (
+        f"{gt / 's.json'}: [0].expected_tools: Input should be a valid list, got string"
+        in by_run["a"]["score"]["rationale"]
+    )
     assert by_run["b"]["score"]["status"] == "error"
     assert "unknown trajectory mode 'fuzzy'" in by_run["b"]["score"]["rationale"]
     aggregate = read_aggregate(reports)

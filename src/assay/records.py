@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -274,9 +274,72 @@ class CaseTurn:
     """What a right answer to this turn looks like, for judges, if recorded."""
 
 
+Approval = Literal["approve", "reject"]
+"""What the user decides when the agent asks to confirm a sensitive operation."""
+
+
+@dataclass(slots=True)
+class SuccessCriteria:
+    """A scenario's `success_criteria`, merged into one record when the scenario is read.
+
+    Example:
+        >>> SuccessCriteria(max_turns=5, response_contains=["refund"]).max_turns
+        5
+    """
+
+    max_turns: int | None = None
+    """Most turns the agent may take (the `max_turns` scorer)."""
+
+    max_tokens: int | None = None
+    """Most input plus output tokens the run may use (the `token_budget` scorer)."""
+
+    response_contains: list[str] | None = None
+    """Phrases the final response must hold (the `response_contains` scorer)."""
+
+    response_not_contains: list[str] | None = None
+    """Phrases the final response must not hold (the `response_not_contains` scorer)."""
+
+    signal_task_complete: bool | None = None
+    """Whether the agent must signal completion, when given as a criterion."""
+
+    others: dict[str, Any] = field(default_factory=dict)
+    """Criteria no built-in scorer reads, as written (for reports and plugins)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    """One criterion of a rubric and its weight in the aggregate.
+
+    Example:
+        >>> Rubric("polite", "The answer is polite.").weight
+        1.0
+    """
+
+    rubric_id: str
+    """Unique id of the criterion."""
+
+    content: str
+    """The criterion, as the judge reads it."""
+
+    weight: float = 1.0
+    """Share of the aggregate; weights are normalised to sum to 1."""
+
+
 @dataclass(slots=True)
 class Case:
-    """A scenario with its ground truth."""
+    """A scenario with its ground truth.
+
+    Every field a scorer reads is typed and was checked when the scenario was read; a field
+    that failed its check is None here and `problems` says why, so that the scorers that need
+    it report an error while the others run.
+
+    Example:
+        >>> case = Case(id="7", approval="reject",
+        ...             problems={"success_criteria.max_turns": "s.json: [0].success_criteria"
+        ...                       "[0].max_turns: Input should be a valid integer"})
+        >>> case.problem("success_criteria.max_turns") is not None, case.problem("approval")
+        (True, None)
+    """
 
     id: str
     """Scenario id, as written in the ground truth (join keys are normalised separately)."""
@@ -341,3 +404,57 @@ class Case:
     """The turns of a multi-turn scenario, in order; None for a single question. The case's
     `expected_answer` (and `characteristic_form`, when the last turn has one) is the last
     turn's: a run's final answer answers the last turn."""
+
+    answer_rules_problem: str | None = None
+    """Why the answer rules cannot be used (a malformed `groundtruth_eval`), naming the file
+    and the field; `static_json` reports it instead of scoring."""
+
+    success_criteria: SuccessCriteria | None = None
+    """The scenario's success criteria; None when it sets none."""
+
+    should_escalate: bool | None = None
+    """Whether the agent should hand the conversation to a human (the `escalation` scorer)."""
+
+    should_signal_complete: bool | None = None
+    """Whether the agent should signal that the task is complete (`signal_task_complete`)."""
+
+    sensitive_tool: str | None = None
+    """The tool that must ask for confirmation before acting (`confirmation_flow`,
+    `interrupt_rejection`)."""
+
+    approval: Approval | None = None
+    """The user's answer to the confirmation the sensitive tool asks for."""
+
+    expected_subagent: str | None = None
+    """The sub-agent the coordinator should delegate to (`routing`, `hierarchical`)."""
+
+    expected_tool_graph: dict[str, list[str]] | None = None
+    """Tool name to the tools its result must advertise as next actions (`tool_graph`)."""
+
+    conversation: list[str | None] | None = None
+    """The user message of each turn of a catalog scenario's `turns`, in order (None for a
+    turn that has none); the first one is the case's question."""
+
+    input: str | None = None
+    """A catalog scenario's single user message, when it has no `turns`."""
+
+    rubrics: list[Rubric] | None = None
+    """The scenario's own rubrics for the `rubric` judge; None: the judge's."""
+
+    problems: dict[str, str] = field(default_factory=dict)
+    """Fields that failed their check: the field's path (`approval`,
+    `success_criteria.max_turns`) to the problem, which names the file and the path in it."""
+
+    def problem(self, name: str) -> str | None:
+        """The problem with field `name` (or with the part of it, or the whole it belongs
+        to: `success_criteria.max_turns` and `success_criteria` concern each other); None
+        when that field was read without one."""
+        if not self.problems:
+            return None
+        found = self.problems.get(name)
+        if found is not None:
+            return found
+        for key, problem in self.problems.items():
+            if name.startswith(key + ".") or key.startswith(name + "."):
+                return problem
+        return None

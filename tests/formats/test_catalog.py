@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from assay.formats import catalog as catalog_module
 from assay.formats import load_catalog
-from assay.records import Case, Step, ToolCall, Trajectory
-from assay.schema.criteria import normalise_field, normalise_success_criteria
+from assay.records import Case, Step, SuccessCriteria, ToolCall, Trajectory
 from assay.scorers import create_scorer
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -58,51 +57,63 @@ def check_sample(cases: list[Case], problems: list[Any], source: Path) -> None:
         "angry_customer",
         "route_billing",
         "7",
+        "bad_approval",
     ]
     found = by_id(cases)
     refund = found["refund_broken_item"]
     assert refund.type == "billing"
     assert refund.question == "Order 42 arrived broken, please refund it"
+    assert refund.conversation == ["Order 42 arrived broken, please refund it", "Yes, go ahead"]
     assert refund.expected_tools == ["lookup_order", "check_refund_policy", "process_refund"]
-    assert refund.metadata["success_criteria"] == {
-        "max_turns": 5,
-        "response_contains": ["refund"],
-        "response_not_contains": ["internal error"],
-        "max_tokens": 5000,
-    }
-    assert refund.metadata["approval"] == "approve"
-    assert refund.metadata["sensitive_tool"] == "process_refund"
-    assert refund.metadata["should_escalate"] is False
-    assert refund.metadata["should_signal_complete"] is True
-    assert refund.metadata["tags"] == ["refund", "happy-path"]
-    assert "expected_tools" not in refund.metadata and "id" not in refund.metadata
+    assert refund.success_criteria == SuccessCriteria(
+        max_turns=5,
+        response_contains=["refund"],
+        response_not_contains=["internal error"],
+        max_tokens=5000,
+    )
+    assert refund.approval == "approve"
+    assert refund.sensitive_tool == "process_refund"
+    assert refund.should_escalate is False
+    assert refund.should_signal_complete is True
+    assert refund.problems == {}
+    # Only what no scorer reads stays in metadata.
+    assert refund.metadata == {"tags": ["refund", "happy-path"]}
 
     rejected = found["refund_rejected"]
     assert rejected.question == "Refund order 43"
-    assert rejected.metadata["success_criteria"] == {"max_turns": 4}
-    assert "name" not in rejected.metadata
+    assert rejected.success_criteria == SuccessCriteria(max_turns=4)
+    assert rejected.approval == "reject"
+    assert rejected.metadata == {}
 
     angry = found["angry_customer"]
     assert angry.question == "I want to speak to a manager NOW"
+    assert angry.input == angry.question and angry.conversation is None
     assert angry.metadata["created"] == "2024-05-01"  # a YAML date is kept as ISO text
 
     routed = found["route_billing"]
     assert routed.type == "routing"
-    assert routed.metadata["expected_subagent"] == "billing"
-    assert routed.metadata["expected_tool_graph"] == {
+    assert routed.expected_subagent == "billing"
+    assert routed.expected_tool_graph == {
         "search_orders": ["get_order", "refund_order"],
         "get_order": ["refund_order"],
     }
     assert found["7"].question == "Track my parcel"
 
+    # A bad field is a problem at its path; the scenario loads without it.
+    bad = found["bad_approval"]
+    path = bad.source.split("#", 1)[1]
+    approval = f"{path}.approval: Input should be 'approve' or 'reject'"
+    assert bad.approval is None
+    assert bad.problems == {"approval": f"{source}: {approval}"}
+
     reasons = [problem.reason for problem in problems]
     assert reasons == [
         "scenario has no id (give it an `id` or a `name`)",
-        "scenario 'bad_approval': `approval` must be `approve` or `reject`, got 'maybe'",
+        approval,
         f"duplicate scenario id 'refund_broken_item': already loaded from {refund.source}; "
         "this one is ignored",
     ]
-    assert all(problem.source.startswith(str(source) + "#") for problem in problems)
+    assert all(problem.source.startswith(str(source)) for problem in problems)
 
 
 def test_yaml_sample() -> None:
@@ -122,14 +133,15 @@ def test_yaml_and_json_samples_give_the_same_cases() -> None:
     pytest.importorskip("yaml")
     from_yaml, _ = load_catalog(YAML_SAMPLE)
     from_json, _ = load_catalog(JSON_SAMPLE)
+    assert len(from_yaml) == len(from_json)
     for a, b in zip(from_yaml, from_json, strict=True):
-        assert (a.id, a.question, a.type, a.expected_tools, a.metadata) == (
-            b.id,
-            b.question,
-            b.type,
-            b.expected_tools,
-            b.metadata,
-        )
+        # Equal but for where they were read from.
+        a.source = b.source = ""
+        a.problems = {key: text.split(": ", 1)[1] for key, text in a.problems.items()}
+        b.problems = {key: text.split(": ", 1)[1] for key, text in b.problems.items()}
+        assert a.problems.keys() == b.problems.keys()
+        a.problems = b.problems = {}
+        assert a == b
 
 
 def test_loaded_scenarios_drive_the_catalog_scorers() -> None:
@@ -293,49 +305,140 @@ def test_bad_jobs_are_reported_and_good_ones_load(tmp_path: Path) -> None:
         ({"id": "  "}, "unusable scenario id '  '"),
         ({"id": True}, "scenario id must be text or a number, got boolean"),
         ({"name": ["x"]}, "scenario name must be text or a number, got array"),
-        ({"id": "x", "success_criteria": 5}, "scenario 'x': `success_criteria` expected a list"),
-        (
-            {"id": "x", "success_criteria": [{"max_turns": "5"}]},
-            "scenario 'x': `success_criteria` max_turns: must be a whole number, got string",
-        ),
-        (
-            {"id": "x", "success_criteria": [{"max_turns": 5}, {"max_turns": 6}]},
-            "scenario 'x': `success_criteria` max_turns: given twice with different values",
-        ),
-        (
-            {"id": "x", "success_criteria": [{"response_contains": [1]}]},
-            "scenario 'x': `success_criteria` response_contains: item 0 must be text",
-        ),
-        ({"id": "x", "success_criteria": [7]}, "scenario 'x': `success_criteria` item 0 is a"),
-        ({"id": "x", "turns": {"user": "hi"}}, "scenario 'x': `turns` must be a list of turns"),
-        ({"id": "x", "turns": [{"user": 3}]}, "scenario 'x': `turns` turn 0: `user` must be text"),
-        ({"id": "x", "turns": [4]}, "scenario 'x': `turns` turn 0 must be a mapping or text"),
-        ({"id": "x", "input": ["a"]}, "scenario 'x': `input` must be text, got array"),
-        ({"id": "x", "should_escalate": "yes"}, "scenario 'x': `should_escalate` must be true"),
-        ({"id": "x", "sensitive_tool": ""}, "scenario 'x': `sensitive_tool` is empty"),
-        ({"id": "x", "expected_tools": "a"}, "scenario 'x': `expected_tools` must be a list"),
-        ({"id": "x", "expected_tools": ["a", ""]}, "scenario 'x': `expected_tools` item 1 is"),
-        ({"id": "x", "expected_tool_graph": ["a"]}, "scenario 'x': `expected_tool_graph` must be"),
-        (
-            {"id": "x", "expected_tool_graph": {"a": [None]}},
-            "scenario 'x': `expected_tool_graph` next tools of 'a' item 0 must be text",
-        ),
-        ({"id": "x", "expected_subagent": 3}, "scenario 'x': `expected_subagent` must be text"),
     ],
 )
-def test_bad_scenarios_are_problems(tmp_path: Path, scenario: dict[str, Any], reason: str) -> None:
+def test_scenarios_without_a_usable_id_are_left_out(
+    tmp_path: Path, scenario: dict[str, Any], reason: str
+) -> None:
     document = {"jobs": {"j": {"scenarios": [scenario, {"id": "fine"}]}}}
     cases, reasons = load_json(tmp_path, document)
     assert [c.id for c in cases] == ["fine"]
-    assert len(reasons) == 1 and reasons[0].startswith(reason), reasons
+    assert reasons == [reason]
+
+
+_AT = "jobs.j.scenarios[0]."
+
+
+@pytest.mark.parametrize(
+    ("scenario", "key", "reason"),
+    [
+        (
+            {"success_criteria": 5},
+            "success_criteria",
+            "success_criteria: Input should be a valid list, got number",
+        ),
+        (
+            {"success_criteria": [{"max_turns": "5"}]},
+            "success_criteria.max_turns",
+            "success_criteria[0].max_turns: Input should be a valid integer, got string",
+        ),
+        (
+            {"success_criteria": [{"max_tokens": -1}]},
+            "success_criteria.max_tokens",
+            "success_criteria[0].max_tokens: Input should be greater than or equal to 0",
+        ),
+        (
+            {"success_criteria": [{"max_turns": 5}, {"max_turns": 6}]},
+            "success_criteria.max_turns",
+            "success_criteria[1].max_turns: given twice with different values (5 and 6)",
+        ),
+        (
+            {"success_criteria": [{"response_contains": [1]}]},
+            "success_criteria.response_contains",
+            "success_criteria[0].response_contains[0]: Input should be a valid string, got number",
+        ),
+        (
+            {"success_criteria": [7]},
+            "success_criteria",
+            "success_criteria[0]: Input should be a valid dictionary, got number",
+        ),
+        ({"turns": {"user": "hi"}}, "turns", "turns: Input should be a valid list, got object"),
+        (
+            {"turns": [{"user": 3}]},
+            "turns",
+            "turns[0].user: Input should be a valid string, got number",
+        ),
+        ({"turns": [4]}, "turns", "turns[0]: Input should be a valid dictionary, got number"),
+        ({"input": ["a"]}, "input", "input: Input should be a valid string, got array"),
+        (
+            {"should_escalate": "yes"},
+            "should_escalate",
+            "should_escalate: Input should be a valid boolean, got string",
+        ),
+        (
+            {"sensitive_tool": ""},
+            "sensitive_tool",
+            "sensitive_tool: String should have at least 1 character",
+        ),
+        (
+            {"expected_tools": "a"},
+            "expected_tools",
+            "expected_tools: Input should be a valid list, got string",
+        ),
+        (
+            {"expected_tools": ["a", ""]},
+            "expected_tools",
+            "expected_tools[1]: String should have at least 1 character",
+        ),
+        (
+            {"expected_tool_graph": ["a"]},
+            "expected_tool_graph",
+            "expected_tool_graph: Input should be a valid dictionary, got array",
+        ),
+        (
+            {"expected_tool_graph": {"a": [None]}},
+            "expected_tool_graph",
+            "expected_tool_graph.a[0]: Input should be a valid string, got null",
+        ),
+        (
+            {"expected_subagent": 3},
+            "expected_subagent",
+            "expected_subagent: Input should be a valid string, got number",
+        ),
+        ({"rubrics": [{"id": "a"}]}, "rubrics", "rubrics[0].content: Field required"),
+        (
+            {"rubrics": [{"id": "a", "content": "x"}] * 2},
+            "rubrics",
+            "rubrics: Value error, rubric ids must be unique",
+        ),
+    ],
+)
+def test_a_bad_field_is_a_problem_at_its_path_and_the_scenario_still_loads(
+    tmp_path: Path, scenario: dict[str, Any], key: str, reason: str
+) -> None:
+    document = {"jobs": {"j": {"scenarios": [{"id": "x", **scenario}, {"id": "fine"}]}}}
+    cases, reasons = load_json(tmp_path, document)
+    assert [c.id for c in cases] == ["x", "fine"]
+    assert reasons == [_AT + reason]
+    assert cases[0].problems == {key: f"{tmp_path / 'c.json'}: {_AT}{reason}"}
+    assert cases[1].problems == {}
+    field, _, criterion = key.partition(".")
+    if criterion:
+        assert getattr(cases[0].success_criteria, criterion) is None
+    elif field == "turns":  # the catalog's turns are Case.conversation
+        assert cases[0].conversation is None
+    else:
+        assert getattr(cases[0], field) is None
+
+
+def test_a_bad_criterion_leaves_the_others_usable(tmp_path: Path) -> None:
+    scenario = {"id": "x", "success_criteria": [{"max_turns": 3}, {"max_tokens": "lots"}]}
+    cases, _ = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})
+    assert cases[0].success_criteria == SuccessCriteria(max_turns=3)
+    run = Trajectory(steps=[Step(index=0)], answer="ok")
+    assert create_scorer("max_turns")(cases[0], run).passed is True
+    budget = create_scorer("token_budget")(cases[0], run)
+    assert budget.status.value == "error"
+    assert budget.details == {"reason": "bad_expectation", "field": "success_criteria.max_tokens"}
+    assert "success_criteria[1].max_tokens" in budget.rationale
 
 
 def test_every_bad_field_of_a_scenario_is_named(tmp_path: Path) -> None:
     scenario = {"id": "x", "approval": 1, "should_escalate": "no"}
     _, reasons = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})
     assert reasons == [
-        "scenario 'x': `approval` must be `approve` or `reject`, got number; "
-        "`should_escalate` must be true or false, got string"
+        _AT + "should_escalate: Input should be a valid boolean, got string",
+        _AT + "approval: Input should be 'approve' or 'reject'",
     ]
 
 
@@ -345,6 +448,12 @@ def test_numeric_job_names_and_ids_become_text(tmp_path: Path) -> None:
     assert reasons == []
 
 
+def test_a_name_beside_an_id_is_kept_as_a_label(tmp_path: Path) -> None:
+    scenario = {"id": "x", "name": "Refund, broken item"}
+    cases, _ = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})
+    assert cases[0].id == "x" and cases[0].metadata == {"name": "Refund, broken item"}
+
+
 def test_expected_trajectory_goes_to_the_case(tmp_path: Path) -> None:
     scenario = {"id": "x", "expected_trajectory": ["a", "b"], "notes": {"k": 1}}
     cases, _ = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})
@@ -352,28 +461,26 @@ def test_expected_trajectory_goes_to_the_case(tmp_path: Path) -> None:
     assert cases[0].metadata == {"notes": {"k": 1}}
 
 
-# -- the field normalisers the scorers share ------------------------------------------------
-
-
-def test_normalise_success_criteria_shapes() -> None:
-    assert normalise_success_criteria(None) == ({}, {})
-    assert normalise_success_criteria({"max_turns": 3.0}) == ({"max_turns": 3}, {})
-    assert normalise_success_criteria([{"llm_judge": {"rubric": "x"}}, {"max_turns": 2}]) == (
-        {"llm_judge": {"rubric": "x"}, "max_turns": 2},
-        {},
+def test_criteria_merge_and_keep_the_ones_no_scorer_reads(tmp_path: Path) -> None:
+    scenario = {
+        "id": "x",
+        "success_criteria": [
+            {"response_contains": "a"},
+            {"response_contains": ["b"]},
+            {"max_turns": 3.0},
+            {"max_turns": 3},
+            "signal_task_complete",
+            {"llm_judge": {"rubric": "polite"}},
+        ],
+    }
+    cases, reasons = load_json(tmp_path, {"jobs": {"j": {"scenarios": [scenario]}}})
+    assert reasons == []
+    assert cases[0].success_criteria == SuccessCriteria(
+        max_turns=3,
+        response_contains=["a", "b"],
+        signal_task_complete=True,
+        others={"llm_judge": {"rubric": "polite"}},
     )
-    assert normalise_success_criteria([{"max_turns": 2}, {"max_turns": 2}]) == (
-        {"max_turns": 2},
-        {},
-    )
-    criteria, errors = normalise_success_criteria([{"max_tokens": -1}])
-    assert criteria == {} and errors == {"max_tokens": "must not be negative, got -1"}
-
-
-def test_normalise_field_passes_unknown_fields_and_none() -> None:
-    assert normalise_field("tags", ["a"]) == (["a"], None)
-    assert normalise_field("approval", None) == (None, None)
-    assert normalise_field("sensitive_tool", " wipe ") == ("wipe", None)
 
 
 def test_pyyaml_is_imported_only_to_read_yaml() -> None:

@@ -89,15 +89,24 @@ def test_fields_of_the_wrong_shape_are_problems_the_case_carries(tmp_path: Path)
     cases, problems = load_scenarios([path])
     reasons = [problem.reason for problem in problems]
     assert reasons == [
-        "expected_turns must be a list with a list of calls per turn, got a turn that is not",
-        "trajectory_mode must be a string, got number",
-        "trajectory_overrides must be an object, got array",
-        "trajectory_threshold must be a number between 0 and 1, got string",
+        "[0].expected_turns[1]: Input should be a valid list, got string",
+        "[0].trajectory_mode: Input should be a valid string, got number",
+        "[0].trajectory_overrides: Input should be a valid dictionary, got array",
+        "[0].trajectory_threshold: Input should be a valid number, got string",
     ]
+    assert {problem.source for problem in problems} == {str(path)}
     case = cases["1"]
-    assert case.trajectory_problem == "; ".join(reasons)
+    assert case.trajectory_problem == "; ".join(f"{path}: {reason}" for reason in reasons)
     assert case.expected_trajectory == ["a"]  # the usable fields stay
     assert case.trajectory_mode is None and case.expected_turns is None
+
+
+def test_an_out_of_range_threshold_names_its_bound(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "s.json", {"scenarios": [{"id": "1", "trajectory_threshold": 2}]})
+    _, problems = load_scenarios([path])
+    assert [str(problem.reason) for problem in problems] == [
+        "scenarios[0].trajectory_threshold: Input should be less than or equal to 1"
+    ]
 
 
 def test_a_broken_expected_trajectory_json_is_a_problem_of_that_file(tmp_path: Path) -> None:

@@ -96,7 +96,8 @@ def test_broken_answer_rules_still_load_the_case(
     assert problems[0].reason.startswith(reason)
     case = cases["5"]
     assert case.answer_rules is None
-    error = case.metadata["answer_rules_error"]
+    error = case.answer_rules_problem
+    assert error is not None and "answer_rules_error" not in case.metadata
     assert error.startswith("groundtruth_eval.json: " + reason)
 
 
@@ -227,13 +228,15 @@ def test_jsonl_file_with_bad_lines(tmp_path: Path) -> None:
         (f"{path}:5", "scenario has no id"),
         (f"{path}:6", "scenario id must be a string or a number, got boolean"),
         (f"{path}:7", "scenario id is empty"),
-        (f"{path}:8", "groundtruth_eval must be a JSON object, got string"),
+        (f"{path}:8", "groundtruth_eval: Input should be a valid dictionary, got string"),
     ]
     assert problems[0].source == f"{path}:2"
     assert problems[0].reason.startswith("invalid JSON: ")
-    assert cases["5"].metadata == {
-        "answer_rules_error": "groundtruth_eval must be a JSON object, got string"
-    }
+    assert cases["5"].metadata == {}
+    assert cases["5"].answer_rules is None
+    assert cases["5"].answer_rules_problem == (
+        f"{path}:8: groundtruth_eval: Input should be a valid dictionary, got string"
+    )
 
 
 def test_non_text_fields_are_kept_in_metadata(tmp_path: Path) -> None:
@@ -243,7 +246,11 @@ def test_non_text_fields_are_kept_in_metadata(tmp_path: Path) -> None:
     )
     cases, problems = load_scenarios([path])
     case = cases["1"]
-    assert problems == []
+    # Kept, and said: a field of the wrong type is never dropped without a word.
+    assert [(p.source, p.reason) for p in problems] == [
+        (str(path), "text: Input should be a valid string, got array"),
+        (str(path), "category: Input should be a valid string, got object"),
+    ]
     assert case.question == "Q?"
     assert case.type == "3"
     assert case.category is None

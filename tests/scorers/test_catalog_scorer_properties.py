@@ -10,6 +10,8 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.formats import ReadProblem
+from assay.formats.catalog import _scenario_case
 from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
 from assay.results import Score, ScoreStatus
 from assay.scorers import create_scorer
@@ -135,8 +137,8 @@ criteria_items = st.one_of(
     ),
     json_values,
 )
-metadata = st.fixed_dictionaries(
-    {},
+scenarios = st.fixed_dictionaries(
+    {"id": st.just("s")},
     optional={
         "success_criteria": st.one_of(st.lists(criteria_items, max_size=3), criteria_items),
         "should_escalate": st.one_of(st.booleans(), json_values),
@@ -147,17 +149,24 @@ metadata = st.fixed_dictionaries(
             st.dictionaries(names, st.lists(names, max_size=2), max_size=2), json_values
         ),
         "expected_subagent": st.one_of(st.just("billing"), json_values),
-        "expected_tools": json_values,
+        "expected_tools": st.one_of(
+            st.lists(names, max_size=3), st.lists(json_values, max_size=2), json_values
+        ),
+        "rubrics": json_values,
     },
 )
-cases = st.builds(
-    Case,
-    id=st.just("s"),
-    expected_tools=st.one_of(
-        st.none(), st.lists(names, max_size=3), st.lists(json_values, max_size=2)
-    ),
-    metadata=metadata,
-)
+
+
+def as_case(scenario: dict[str, Any]) -> Case:
+    """The scenario as the catalog reader makes it: every field checked once, there."""
+    problems: list[ReadProblem] = []
+    case = _scenario_case(scenario, "job", "c.json#jobs.job.scenarios[0]", problems)
+    assert isinstance(case, Case)
+    assert len(problems) >= len(case.problems)  # each unusable field was reported
+    return case
+
+
+cases = scenarios.map(as_case)
 
 
 def check(score: Score, name: str) -> None:

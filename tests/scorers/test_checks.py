@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from assay.formats.scenarios import case_from_object
 from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
 from assay.results import Score, ScoreStatus
 from assay.scorers import create_scorer
@@ -25,9 +26,11 @@ def steps(
     return built
 
 
-def case(**metadata: Any) -> Case:
-    expected_tools = metadata.pop("expected_tools", None)
-    return Case(id="s1", expected_tools=expected_tools, metadata=metadata)
+def case(**fields: Any) -> Case:
+    """The case of a scenario with these fields, read as a scenario file is."""
+    found, _ = case_from_object({"id": "s1", **fields}, "s.json")
+    assert found is not None
+    return found
 
 
 def score(name: str, the_case: Case, run: Trajectory, **options: Any) -> Score:
@@ -102,7 +105,11 @@ def test_max_turns_run_without_turns_is_unscored_not_passed() -> None:
 def test_max_turns_bad_criterion_is_an_error_with_the_reason() -> None:
     result = score("max_turns", case(success_criteria=[{"max_turns": "ten"}]), Trajectory())
     assert result.status is ScoreStatus.ERROR
-    assert "max_turns" in result.rationale and "whole number" in result.rationale
+    assert result.details == {"reason": "bad_expectation", "field": "success_criteria.max_turns"}
+    assert result.rationale == (
+        "scenario's success_criteria.max_turns is unusable: s.json: "
+        "success_criteria[0].max_turns: Input should be a valid integer, got string"
+    )
 
 
 def test_max_turns_rejects_bad_options() -> None:
@@ -289,16 +296,19 @@ def test_tool_name_match_partial_credit_and_threshold() -> None:
     assert score("tool_name_match", the_case, run).details["missing"] == ["d"]
 
 
-def test_tool_name_match_not_applicable_and_metadata_fallback() -> None:
+def test_tool_name_match_not_applicable_and_metadata_is_not_read() -> None:
     assert_not_applicable(score("tool_name_match", case(), Trajectory()))
     assert_not_applicable(score("tool_name_match", Case(id="s", expected_tools=[]), Trajectory()))
+    # Only the typed field counts: metadata holds what no scorer reads.
     the_case = Case(id="s", metadata={"expected_tools": ["x"]})
-    assert_scored(score("tool_name_match", the_case, Trajectory()), False, 0.0)
+    assert_not_applicable(score("tool_name_match", the_case, Trajectory()))
+    assert_scored(score("tool_name_match", Case(id="s", expected_tools=["x"]), Trajectory()), False)
 
 
 def test_tool_name_match_bad_expected_tools_is_an_error() -> None:
-    the_case = Case(id="s", expected_tools=["ok", 3])  # type: ignore[list-item]
-    assert score("tool_name_match", the_case, Trajectory()).status is ScoreStatus.ERROR
+    result = score("tool_name_match", case(expected_tools=["ok", 3]), Trajectory())
+    assert result.status is ScoreStatus.ERROR
+    assert "s.json: expected_tools[1]: Input should be a valid string" in result.rationale
 
 
 # -- error_suggestions ----------------------------------------------------------------------

@@ -7,14 +7,18 @@ from typing import Any
 
 import pytest
 
+from assay.formats.scenarios import case_from_object
 from assay.records import Case, Step, ToolCall, Trajectory
 from assay.results import Score, ScoreStatus
 from assay.scorers import UnknownScorerError, create_scorer, register_scorer
 from assay.scorers.registry import Scorer
 
 
-def case(expected_tools: list[str] | None = None, **metadata: Any) -> Case:
-    return Case(id="s", expected_tools=expected_tools, metadata=metadata)
+def case(**fields: Any) -> Case:
+    """The case of a scenario with these fields, read as a scenario file is."""
+    found, _ = case_from_object({"id": "s", **fields}, "s.json")
+    assert found is not None
+    return found
 
 
 def run_of(answer: str, *tools: str) -> Trajectory:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from assay.formats.scenarios import case_from_object
 from assay.records import Case, Message, Step, ToolCall, Trajectory
 from assay.results import Score, ScoreStatus
 from assay.scorers import create_scorer
@@ -24,8 +25,11 @@ def run_of(*turns: ToolCall | list[ToolCall]) -> Trajectory:
     )
 
 
-def case(**metadata: Any) -> Case:
-    return Case(id="s", metadata=metadata)
+def case(**fields: Any) -> Case:
+    """The case of a scenario with these fields, read as a scenario file is."""
+    found, _ = case_from_object({"id": "s", **fields}, "s.json")
+    assert found is not None
+    return found
 
 
 def score(name: str, the_case: Case, run: Trajectory, **options: Any) -> Score:

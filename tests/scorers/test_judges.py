@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from assay.formats.scenarios import case_from_object
 from assay.models.types import (
     ChatRequest,
     ChatResponse,
@@ -256,16 +257,17 @@ def test_without_a_threshold_the_judges_own_pass_stands() -> None:
 
 
 def test_rubric_weights_are_normalised_and_scenario_rubrics_win() -> None:
-    case = Case(
-        id="1",
-        question="q",
-        metadata={
+    case, _ = case_from_object(
+        {
+            "id": "1",
+            "question": "q",
             "rubrics": [
                 {"rubric_id": "a", "content": "A", "weight": 3},
-                {"rubric_id": "b", "content": "B", "weight": 1},
-            ]
-        },
+                {"id": "b", "content": "B"},
+            ],
+        }
     )
+    assert case is not None and case.rubrics == [Rubric("a", "A", 3.0), Rubric("b", "B", 1.0)]
     judge, _ = judge_with(
         rubric,
         lambda r: verdict(1.0 if "criterion only: A" in r.messages[-1]["content"] else 0.0, True),
@@ -288,8 +290,11 @@ def test_rubric_weights_are_normalised_and_scenario_rubrics_win() -> None:
 )
 def test_invalid_rubrics_are_an_error_on_the_case(bad: list[Any]) -> None:
     judge, client = judge_with(rubric, lambda r: verdict())
-    score = judge(Case(id="1", metadata={"rubrics": bad}), RUN)
+    case, problems = case_from_object({"id": "1", "rubrics": bad}, "s.json")
+    assert case is not None and case.rubrics is None and len(problems) == 1
+    score = judge(case, RUN)
     assert score.status is ScoreStatus.ERROR and score.details["reason"] == "bad_rubrics"
+    assert score.rationale == f"invalid rubrics: s.json: {problems[0].reason}"
     assert client.requests == []
 
 

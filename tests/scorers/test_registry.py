@@ -239,7 +239,7 @@ def test_a_scorer_built_from_a_spec_options_scores_the_same() -> None:
     given = {"threshold": 0.5, "tools": ["a", "b"]}
     spec = scorer_spec("tool_name_match", given)
     run = Trajectory()
-    case = Case(id="1", metadata={"expected_tools": ["a"]})
+    case = Case(id="1", expected_tools=["a"])
     first = create_scorer("tool_name_match", **given)(case, run)
     again = create_scorer("tool_name_match", **spec["options"])(case, run)
     assert (first.value, first.passed) == (again.value, again.passed)

@@ -3,10 +3,12 @@ reference implementation as a regression test."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from assay.formats import load_scenarios
 from assay.records import Case, Trajectory
 from assay.results import Score, ScoreStatus
 from assay.scorers import create_scorer
@@ -331,3 +333,20 @@ def test_unclosed_parentheses_in_prose_are_not_nesting() -> None:
     assert result.passed is True
     wrapped = score("{'a': 1}", "(" * 300 + "{'a': 1}" + ")" * 300)
     assert wrapped.passed is True
+
+
+def test_answer_rules_that_could_not_be_read_are_an_error_naming_the_file(tmp_path: Path) -> None:
+    folder = tmp_path / "scenario_5"
+    folder.mkdir()
+    (folder / "groundtruth.txt").write_text("{'a': 1}")
+    (folder / "groundtruth_eval.json").write_text("[1, 2]")
+    cases, _ = load_scenarios([tmp_path])
+    result = create_scorer("static_json")(cases["5"], Trajectory(answer="{'a': 1}"))
+    assert result.status is ScoreStatus.ERROR and result.details == {"reason": "bad_rules"}
+    assert result.rationale == (
+        "invalid answer rules: groundtruth_eval.json: answer rules must be a JSON object, "
+        "got array"
+    )
+    # The same case without the problem scores: the problem alone made it an error.
+    cases["5"].answer_rules_problem = None
+    assert create_scorer("static_json")(cases["5"], Trajectory(answer="{'a': 1}")).passed

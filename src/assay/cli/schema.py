@@ -1,4 +1,4 @@
-"""`assay schema`: the JSON Schema of what assay writes."""
+"""`assay schema`: the JSON Schema of what assay writes, and of the scenario files it reads."""
 
 from __future__ import annotations
 
@@ -9,19 +9,22 @@ from typing import Any
 from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
-Print the JSON Schema of a report file:
+Print the JSON Schema of a report file, or of a scenario file:
 
   run        a per-run report (<run id>.json in the reports directory)
   line       a line of results.jsonl
   aggregate  _aggregate.json (its schema_version says which shape it has)
+  scenario   a scenario object of a .json / .jsonl scenario file
+  catalog    an evaluator-catalog file (jobs of scenarios, YAML or JSON)
 """
 
 EPILOG = """examples:
   assay schema aggregate > aggregate.schema.json
   assay schema line
+  assay schema scenario > scenario.schema.json
 """
 
-_NAMES = ("aggregate", "line", "run")
+_NAMES = ("aggregate", "catalog", "line", "run", "scenario")
 """Kept here so that `assay --help` imports nothing from `assay.schema`; a test keeps it equal
 to `assay.schema.schema_names()`."""
 
@@ -30,7 +33,7 @@ def add_parser(commands: Any, name: str) -> None:
     """Register the subcommand on the `assay` parser."""
     parser = commands.add_parser(
         name,
-        help="print the JSON Schema of a report file",
+        help="print the JSON Schema of a report file or a scenario file",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -40,7 +43,7 @@ def add_parser(commands: Any, name: str) -> None:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of `schema` to a parser."""
-    parser.add_argument("name", choices=_NAMES, help="which file's schema")
+    parser.add_argument("name", choices=_NAMES, help="which file's (or object's) schema")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

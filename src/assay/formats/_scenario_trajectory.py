@@ -1,11 +1,14 @@
-"""The trajectory expectation of a scenario: its fields read, checked, and put on a `Case`.
+"""The trajectory expectation of a scenario folder's `expected_trajectory.json`: its fields
+read, checked, and put on a `Case`.
 
-A scenario object (or `expected_trajectory.json`) may carry `expected_tools` (tool names),
-`expected_trajectory` (the steps), `expected_turns` (the calls per conversation turn) and the
-check's options `trajectory_mode`, `trajectory_args`, `trajectory_overrides` and
-`trajectory_threshold`. A field of the wrong shape is a problem: the case keeps the rest, and
-its `trajectory_problem` says what is wrong, so that a trajectory scorer reports it instead of
-checking against less than the scenario meant.
+The file may carry `expected_tools` (tool names), `expected_trajectory` (the steps),
+`expected_turns` (the calls per conversation turn) and the check's options `trajectory_mode`,
+`trajectory_args`, `trajectory_overrides` and `trajectory_threshold`. A field of the wrong
+shape is a problem: the case keeps the rest, and its `trajectory_problem` says what is wrong,
+so that a trajectory scorer reports it instead of checking against less than the scenario
+meant. Scenario objects in scenario files are checked by the models of
+`assay.schema.scenario` instead; a folder is read once per run that needs it, and these plain
+checks spare each read a round trip through pydantic.
 
 Example:
     >>> problems = []

@@ -19,27 +19,34 @@ as one unnamed job.) A scenario, in YAML:
               - response_contains: ["refund"]
 
 becomes `Case(id="refund_broken_item", question=<the first user turn, else input>,
-type="billing", expected_tools=[...], metadata={...})`. The id is `id`, else `name`. Every
-other field is kept in `metadata`, checked and normalised where the catalog scorers read it:
+type="billing", expected_tools=[...], sensitive_tool=..., ...)`. The id is `id`, else `name`.
+Each field is checked once, here, by the model `assay.schema.scenario.CatalogScenario` and
+put on its typed `Case` field, where the catalog scorers read it:
 
-- `success_criteria`: a list of single-key items (`- max_turns: 5`) or one mapping, always
-  stored as one mapping. `max_turns` and `max_tokens` are whole numbers; `response_contains`
-  and `response_not_contains` are lists of phrases (one phrase alone is a list of one); a
-  criterion given twice is merged when both are lists and refused when they differ; a bare
-  string item (`- signal_task_complete`) is a flag, `{name: true}`.
-- `turns`: a list of `{"user": ...}` items or strings (a string is a user turn).
+- `success_criteria`: a list of items (`- max_turns: 5`) or one mapping, merged into one
+  `SuccessCriteria`. `max_turns` and `max_tokens` are whole numbers of 0 or more;
+  `response_contains` and `response_not_contains` are lists of phrases (one phrase alone is
+  a list of one); a criterion given twice is merged when both are lists and refused when
+  they differ; a bare string item (`- signal_task_complete`) is a flag that is set; other
+  criteria are kept as written in `SuccessCriteria.others`.
+- `turns` (`Case.conversation`): a list of `{"user": ...}` items or strings (a string is a
+  user turn); `input`: text.
 - `should_escalate`, `should_signal_complete`: booleans.
-- `sensitive_tool`, `expected_subagent`, `input`: text.
+- `sensitive_tool`, `expected_subagent`: names (surrounding spaces removed).
 - `approval`: `approve` or `reject` (any case), stored in lower case.
-- `expected_tools` (on the Case, not in metadata): a list of tool names.
-- `expected_tool_graph`: a mapping of tool name to the tools that may follow it.
-- `expected_trajectory`, when present, goes to `Case.expected_trajectory` unchecked.
+- `expected_tools`: a list of tool names; `expected_tool_graph`: a mapping of tool name to
+  the tools that may follow it (one name alone is a list of one).
+- `rubrics`: the `rubric` judge's rubrics; `expected_trajectory` and the other trajectory
+  fields as in a scenario file.
 
-A scenario with a field that breaks these rules is left out with a `ReadProblem` that names the
-field, so that no run is scored against expectations that were misread. Nothing here raises on
-bad input: a file that cannot be read or parsed, a job or scenario of the wrong shape, a
-scenario without an id, or a second scenario with an id already loaded is a problem, and
-loading goes on with the rest.
+Fields no scorer reads are kept in `Case.metadata`. A field that breaks these rules is a
+`ReadProblem` naming the file and the field's path (`c.yaml:
+jobs.billing.scenarios[0].approval: Input should be 'approve' or 'reject'`); the scenario is
+still loaded without it, and the scorers that need the field report that problem as an error
+rather than score against an expectation that was misread. Nothing here raises on bad input:
+a file that cannot be read or parsed, a job or scenario of the wrong shape, a scenario without
+an id, or a second scenario with an id already loaded is a problem, and loading goes on with
+the rest.
 
 YAML is parsed with PyYAML's `safe_load` (the optional extra `assay[yaml]`), which builds plain
 values only. Files are limited in size, nesting depth and number of values (aliases count each
@@ -55,8 +62,8 @@ Example:
     >>> cases, problems = load_catalog(path)
     >>> cases[0].id, cases[0].type, cases[0].question
     ('r1', 'billing', 'Refund order 42')
-    >>> cases[0].metadata["success_criteria"]
-    {'max_turns': 5, 'response_contains': ['refund']}
+    >>> cases[0].success_criteria.max_turns, cases[0].success_criteria.response_contains
+    (5, ['refund'])
     >>> [p.reason for p in problems]
     ['scenario has no id (give it an `id` or a `name`)']
 """
@@ -73,9 +80,9 @@ from typing import Any
 
 from assay._jsonable import json_type
 from assay.formats._common import ReadProblem, id_text, parse_json, read_bytes
+from assay.formats._scenario_fields import Where, apply_fields
 from assay.formats.ids import scenario_key
 from assay.records import Case
-from assay.schema.criteria import normalise_field
 
 __all__ = [
     "YAML_INSTALL_HINT",
@@ -294,10 +301,15 @@ def _scenarios(document: Any, source: str) -> Iterator[Case | ReadProblem]:
             yield ReadProblem(job_source, "job has no scenarios (empty list)")
         prefix = f"{where}.scenarios" if where else "scenarios"
         for index, scenario in enumerate(scenarios):
-            yield _scenario_case(scenario, name, f"{source}#{prefix}[{index}]")
+            found: list[ReadProblem] = []
+            case = _scenario_case(scenario, name, f"{source}#{prefix}[{index}]", found)
+            yield from found
+            yield case
 
 
-def _scenario_case(obj: Any, job: str | None, source: str) -> Case | ReadProblem:
+def _scenario_case(
+    obj: Any, job: str | None, source: str, problems: list[ReadProblem]
+) -> Case | ReadProblem:
     if not isinstance(obj, dict):
         return ReadProblem(source, f"expected a scenario mapping, got {json_type(obj)}")
     id_field = "id" if obj.get("id") is not None else "name"
@@ -313,40 +325,28 @@ def _scenario_case(obj: Any, job: str | None, source: str) -> Case | ReadProblem
             reason = f"scenario {id_field} must be text or a number, got {json_type(raw_id)}"
         return ReadProblem(source, reason)
 
-    metadata: dict[str, Any] = {}
-    errors: list[str] = []
-    expected_tools: list[str] | None = None
-    for key, value in obj.items():
-        if key in ("id", id_field, "expected_trajectory"):
-            continue
-        checked, unusable = normalise_field(key, value)
-        if unusable is not None:
-            errors.append(f"`{key}` {unusable}")
-        elif key == "expected_tools":
-            expected_tools = checked
-        else:
-            metadata[key] = checked
-    if errors:
-        return ReadProblem(source, f"scenario {case_id!r}: " + "; ".join(errors))
+    from assay.schema.scenario import CatalogScenario, check  # pydantic: only for catalogs
 
-    question = _first_user_turn(metadata.get("turns"))
-    if question is None:
-        question = metadata.get("input")
-    return Case(
+    found, errors = check(CatalogScenario, obj)
+    file, _, path = source.partition("#")
+    case = Case(
         id=case_id,
-        question=question,
-        expected_tools=expected_tools,
-        expected_trajectory=obj.get("expected_trajectory"),
         type=job,
         source=source,
-        metadata=metadata,
+        metadata={k: v for k, v in obj.items() if k not in CatalogScenario.model_fields},
     )
+    if id_field == "id" and obj.get("name") is not None:
+        case.metadata["name"] = obj["name"]  # a name beside the id is only a label
+    apply_fields(case, found, errors, Where(file, path), problems)
+    if found is not None:
+        if found.turns is not None:
+            case.conversation = [turn.user for turn in found.turns]
+        case.input = found.input
+    case.question = _first_user_turn(case.conversation)
+    if case.question is None:
+        case.question = case.input
+    return case
 
 
-def _first_user_turn(turns: Any) -> str | None:
-    for turn in turns or ():
-        if isinstance(turn, str):
-            return turn
-        if isinstance(turn, dict) and isinstance(turn.get("user"), str):
-            return str(turn["user"])
-    return None
+def _first_user_turn(conversation: list[str | None] | None) -> str | None:
+    return next((user for user in conversation or () if user is not None), None)

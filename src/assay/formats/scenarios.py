@@ -48,14 +48,14 @@ from assay.formats._common import (
     parse_json,
     read_bytes,
 )
-from assay.formats._scenario_trajectory import FIELDS as TRAJECTORY_FIELDS
+from assay.formats._scenario_fields import EXPECTATION_FIELDS, RULES_FIELD, Where, apply_fields
 from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
 from assay.formats._turns import TURNS_DIR, read_turns
 from assay.formats.adk import load_adk_cases
 from assay.formats.ids import scenario_key
 from assay.records import Case, CaseTurn
 
-__all__ = ["ScenarioIndex", "index_scenarios", "load_scenarios"]
+__all__ = ["ScenarioIndex", "case_from_object", "index_scenarios", "load_scenarios"]
 
 _SCENARIO_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 _CATALOG_SUFFIXES = (".yaml", ".yml")
@@ -70,24 +70,12 @@ TRAJECTORY_FILE = "expected_trajectory.json"
 ADK_SUFFIXES = (".evalset.json", ".test.json")
 """Google ADK eval sets, read as cases by `assay.formats.adk`."""
 
-ANSWER_RULES_ERROR = "answer_rules_error"
-"""Metadata key set on a case whose answer rules could not be used, with the reason."""
+_TEXT_FIELDS = ("text", "question", "characteristic_form", "type", "category", "scoring_method")
+"""Scenario-object fields that are text (a number is its text); any other value is kept in
+`Case.metadata` under its own name, with a problem."""
 
-# Fields a scenario object maps onto Case attributes; everything else goes to metadata.
-_CASE_FIELDS = frozenset(
-    {
-        "id",
-        "text",
-        "question",
-        "expected_answer",
-        "characteristic_form",
-        "type",
-        "category",
-        "scoring_method",
-        "groundtruth_eval",
-        *TRAJECTORY_FIELDS,
-    }
-)
+_PLAIN_FIELDS = frozenset({"id", "expected_answer", RULES_FIELD, *_TEXT_FIELDS})
+"""The scenario-object fields a case takes without the models."""
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -252,9 +240,12 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
 
     Nothing raises on bad input. A case that cannot be used (no or unusable id, no or
     undecodable `groundtruth.txt`) is left out with a problem; a case whose answer rules are
-    broken is loaded anyway with `metadata["answer_rules_error"]` set, so that every run of
-    that scenario can say why its rules were not applied. When two cases share a key the
-    first one wins and the second is reported.
+    broken is loaded anyway with `answer_rules_problem` set, so that every run of that
+    scenario can say why its rules were not applied. A scenario object's field that fails
+    its check (`assay.schema.scenario`) is a problem naming the file and the field's path
+    (`scenarios.json: [3].trajectory_mode: ...`); the case keeps its other fields, and
+    `Case.problems` (or `trajectory_problem`, `answer_rules_problem`) says what is missing.
+    When two cases share a key the first one wins and the second is reported.
 
     Args:
         paths: Directories and files to load, in order.
@@ -277,6 +268,31 @@ def load_scenarios(paths: Sequence[Path]) -> tuple[dict[str, Case], list[ReadPro
         if isinstance(case, Case):
             cases[key] = case
     return cases, index.problems
+
+
+def case_from_object(obj: Any, source: str = "scenario") -> tuple[Case | None, list[ReadProblem]]:
+    """The case of one scenario object, read as a scenario file's item is.
+
+    Args:
+        obj: The scenario object as parsed from JSON.
+        source: Where it comes from, for problems.
+
+    Returns:
+        The case (None when it has no usable id, or is no object) and the problems found.
+
+    Example:
+        >>> case, problems = case_from_object({"id": 1, "should_escalate": "no"})
+        >>> case.should_escalate, case.problem("should_escalate")
+        (None, 'scenario: should_escalate: Input should be a valid boolean, got string')
+    """
+    case: Case | None = None
+    problems: list[ReadProblem] = []
+    for item in _object_case(obj, source, Where(source)):
+        if isinstance(item, Case):
+            case = item
+        else:
+            problems.append(item)
+    return case, problems
 
 
 # --- paths ---------------------------------------------------------------------------------
@@ -402,7 +418,6 @@ def _load_folder(
     # an exception per absent file); one that exists but is no regular file is then reported
     # by its read rather than skipped.
     source = os.fspath(folder)
-    metadata: dict[str, Any] = {}
     expectation = Expectation()
     trajectory_path = _inside(source, TRAJECTORY_FILE)
     has_trajectory = os.access(trajectory_path, os.F_OK)
@@ -438,12 +453,13 @@ def _load_folder(
     question = _read_question(folder, problems) if with_question else None
 
     answer_rules: dict[str, Any] | None = None
+    rules_problem: str | None = None
     rules_path = _inside(source, RULES_FILE)
     if os.access(rules_path, os.F_OK):
         rules, reason = _read_rules(rules_path)
         if reason is not None:
             problems.append(ReadProblem(rules_path, reason))
-            metadata[ANSWER_RULES_ERROR] = f"{RULES_FILE}: {reason}"
+            rules_problem = f"{RULES_FILE}: {reason}"
         else:
             answer_rules = rules
 
@@ -452,8 +468,8 @@ def _load_folder(
         question=question,
         expected_answer=expected,
         answer_rules=answer_rules,
+        answer_rules_problem=rules_problem,
         source=source,
-        metadata=metadata,
         characteristic_form=turns[-1].characteristic_form if turns else None,
         turns=turns,
     )
@@ -552,7 +568,7 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
             if reason is not None:
                 yield ReadProblem(line_source, reason)
             else:
-                yield from _object_case(value, line_source)
+                yield from _object_case(value, line_source, Where(line_source))
         if empty:
             yield ReadProblem(source, "empty file")
         return
@@ -577,14 +593,16 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
         return
     if isinstance(value, dict) and "scenarios" in value:
         items = value["scenarios"]
+        prefix = "scenarios"
         if not isinstance(items, list):
             yield ReadProblem(source, f'"scenarios" must be a list, got {json_type(items)}')
             return
     elif isinstance(value, dict) and "id" in value:
-        yield from _object_case(value, source)
+        yield from _object_case(value, source, Where(source))
         return
     elif isinstance(value, list):
         items = value
+        prefix = ""
     else:
         yield ReadProblem(
             source,
@@ -596,7 +614,7 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
     if not items:
         yield ReadProblem(source, "empty list: no scenarios")
     for index, item in enumerate(items):
-        yield from _object_case(item, f"{source}#{index}")
+        yield from _object_case(item, f"{source}#{index}", Where(source, f"{prefix}[{index}]"))
 
 
 def _catalog(path: Path) -> Iterator[Case | ReadProblem]:
@@ -608,7 +626,7 @@ def _catalog(path: Path) -> Iterator[Case | ReadProblem]:
     yield from cases
 
 
-def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
+def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadProblem]:
     if not isinstance(obj, dict):
         yield ReadProblem(source, f"expected a scenario object, got {json_type(obj)}")
         return
@@ -625,51 +643,87 @@ def _object_case(obj: Any, source: str) -> Iterator[Case | ReadProblem]:
         yield ReadProblem(source, reason)
         return
 
+    if _is_plain(obj):
+        yield _plain_case(obj, case_id, source)
+        return
+
+    from assay.schema.scenario import Scenario, check  # pydantic: only for expectations
+
+    found, errors = check(Scenario, obj)
     # No copy of the values: metadata shares them with the parsed object, which nothing else
-    # holds on to.
-    metadata = {key: value for key, value in obj.items() if key not in _CASE_FIELDS}
-
-    question = _text_field(obj, "text", metadata)
-    if question is None:
-        question = _text_field(obj, "question", metadata)
-    elif "question" in obj:
-        metadata["question"] = obj["question"]
-
-    answer_rules: dict[str, Any] | None = None
-    rules = obj.get("groundtruth_eval")
-    if isinstance(rules, dict):
-        answer_rules = rules
-    elif rules is not None:
-        reason = f"groundtruth_eval must be a JSON object, got {json_type(rules)}"
-        yield ReadProblem(source, reason)
-        metadata[ANSWER_RULES_ERROR] = reason
-
-    found: list[ReadProblem] = []
-    expectation = read_expectation(obj, source, found)
-    yield from found
-
+    # holds on to. A text field that is not text stays in metadata rather than being lost.
+    fields = Scenario.model_fields
+    metadata = {key: value for key, value in obj.items() if key not in fields}
+    bad = {loc[0] for loc, _ in errors if loc}
+    for name in _TEXT_FIELDS:
+        if name in bad:
+            metadata[name] = obj[name]
+    question = None
+    answer_rules = None
+    if found is not None:
+        question = found.text
+        if question is None:
+            question = found.question
+        elif found.question is not None:
+            metadata["question"] = obj["question"]
+        answer_rules = found.groundtruth_eval
     case = Case(
         id=case_id,
         question=question,
         expected_answer=obj.get("expected_answer"),
-        characteristic_form=_text_field(obj, "characteristic_form", metadata),
-        type=_text_field(obj, "type", metadata),
-        category=_text_field(obj, "category", metadata),
-        scoring_method=_text_field(obj, "scoring_method", metadata),
+        characteristic_form=found.characteristic_form if found is not None else None,
+        type=found.type if found is not None else None,
+        category=found.category if found is not None else None,
+        scoring_method=found.scoring_method if found is not None else None,
         answer_rules=answer_rules,
         source=source,
         metadata=metadata,
     )
-    yield expectation.apply(case)
+    problems: list[ReadProblem] = []
+    apply_fields(case, found, errors, where, problems)
+    yield from problems
+    yield case
 
 
-def _text_field(obj: dict[str, Any], key: str, metadata: dict[str, Any]) -> str | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    # Not text (a list, an object, a boolean): the Case field stays empty, and the value is
-    # kept in metadata under its own name rather than dropped.
-    metadata[key] = value
-    return None
+def _is_plain(obj: dict[str, Any]) -> bool:
+    """Whether the object has only a question, an answer and text fields that are text: what
+    most scenario files hold, read without the models (importing pydantic costs more than
+    reading thousands of such scenarios)."""
+    if not EXPECTATION_FIELDS.isdisjoint(obj):
+        return False
+    rules = obj.get(RULES_FIELD)
+    if rules is not None and not isinstance(rules, dict):
+        return False
+    for name in _TEXT_FIELDS:
+        value = obj.get(name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, str | int | float)
+        ):
+            return False
+    return True
+
+
+def _plain_case(obj: dict[str, Any], case_id: str, source: str) -> Case:
+    """The case of an object `_is_plain` accepted: the same as the model would give."""
+    metadata = {key: value for key, value in obj.items() if key not in _PLAIN_FIELDS}
+    question = _text(obj.get("text"))
+    if question is None:
+        question = _text(obj.get("question"))
+    elif obj.get("question") is not None:
+        metadata["question"] = obj["question"]
+    return Case(
+        id=case_id,
+        question=question,
+        expected_answer=obj.get("expected_answer"),
+        characteristic_form=_text(obj.get("characteristic_form")),
+        type=_text(obj.get("type")),
+        category=_text(obj.get("category")),
+        scoring_method=_text(obj.get("scoring_method")),
+        answer_rules=obj.get(RULES_FIELD),
+        source=source,
+        metadata=metadata,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if value is None or isinstance(value, str) else str(value)

@@ -1,13 +1,15 @@
-"""The shapes of what assay writes (and, as they are defined, of what users write).
+"""The shapes of what assay writes, and of what users write.
 
-The report's models live in `assay.schema.report` and import pydantic; this package itself
-imports nothing, so that the report writer can stamp `SCHEMA_VERSION` without loading them.
-`assay schema NAME` prints the JSON Schema of each shape.
+The report's models live in `assay.schema.report`, those of scenario files in
+`assay.schema.scenario`; both import pydantic. This package itself imports nothing, so that
+the report writer can stamp `SCHEMA_VERSION`, and the readers name a field's path
+(`assay.schema.loc`), without loading them. `assay schema NAME` prints the JSON Schema of
+each shape.
 
 Example:
     >>> from assay.schema import SCHEMA_VERSION, schema_names
     >>> SCHEMA_VERSION >= 1, schema_names()
-    (True, ['aggregate', 'line', 'run'])
+    (True, ['aggregate', 'catalog', 'line', 'run', 'scenario'])
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ that a reader of an older report could trip on: a field removed, renamed or rety
 optional field does not raise it."""
 
 _MODELS = {
-    "aggregate": "Aggregate",
-    "line": "ResultLine",
-    "run": "RunReport",
+    "aggregate": ("report", "Aggregate"),
+    "line": ("report", "ResultLine"),
+    "run": ("report", "RunReport"),
+    "scenario": ("scenario", "Scenario"),
+    "catalog": ("scenario", "Catalog"),
 }
-"""Schema names for `assay schema`, and the model in `assay.schema.report` behind each."""
+"""Schema names for `assay schema`, and the module of `assay.schema` and the model behind
+each."""
 
 
 def assay_version() -> str:
@@ -53,10 +58,13 @@ def json_schema(name: str) -> dict[str, Any]:
     Example:
         >>> json_schema("aggregate")["properties"]["schema_version"]["const"]
         1
+        >>> json_schema("scenario")["required"]
+        ['id']
     """
-    from assay.schema import report
+    from importlib import import_module
 
-    model = getattr(report, _MODELS[name])
+    module, model_name = _MODELS[name]
+    model = getattr(import_module(f"assay.schema.{module}"), model_name)
     schema: dict[str, Any] = model.model_json_schema()
     return schema
 

@@ -15,11 +15,6 @@ import orjson
 
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import Score
-from assay.schema.criteria import (
-    CRITERIA_STRUCTURE,
-    normalise_field,
-    normalise_success_criteria,
-)
 
 NOT_APPLICABLE = "not_applicable"
 """`details["reason"]` of a score the scenario gave nothing to check for."""
@@ -146,20 +141,20 @@ def subagent_steps(run: Trajectory, node: str) -> list[Step]:
 # --- scenario expectations -----------------------------------------------------------------
 
 
-def scenario_value(case: Case, field: str) -> tuple[Any, str | None]:
-    """A catalog field of the case's metadata, normalised: `(value or None, reason or None)`."""
-    metadata = case.metadata if isinstance(case.metadata, dict) else {}
-    return normalise_field(field, metadata.get(field))
-
-
 def criterion(case: Case, key: str) -> tuple[Any, str | None]:
-    """One of the case's success criteria (a list or a mapping in metadata), normalised."""
-    metadata = case.metadata if isinstance(case.metadata, dict) else {}
-    criteria, errors = normalise_success_criteria(metadata.get("success_criteria"))
-    reason = errors.get(key) or errors.get(CRITERIA_STRUCTURE)
-    if reason is not None:
-        return None, reason
-    return criteria.get(key), None
+    """One of the case's success criteria (`SuccessCriteria` field `key`), and the problem
+    that made it unusable when the scenario was read: `(value or None, problem or None)`.
+
+    Example:
+        >>> from assay.records import SuccessCriteria
+        >>> criterion(Case(id="s", success_criteria=SuccessCriteria(max_turns=3)), "max_turns")
+        (3, None)
+    """
+    problem = case.problem(f"success_criteria.{key}")
+    if problem is not None:
+        return None, problem
+    criteria = case.success_criteria
+    return (getattr(criteria, key) if criteria is not None else None), None
 
 
 def criterion_or_option(

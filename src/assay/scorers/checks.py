@@ -1,16 +1,18 @@
 """Rule checks on one run: turn and token budgets, response content, escalation, completion
 signal, expected tools, error remediation.
 
-Each scorer reads its expectation from the scenario (`success_criteria`, `should_escalate`,
-`should_signal_complete`, `expected_tools`: see `assay.formats.catalog`); its options give a
-default for scenarios that set none. A scenario that gives a scorer nothing to check is
-unscored with `details["reason"] == "not_applicable"`, never passed by default; an expectation
-that cannot be used is an error that says why.
+Each scorer reads its expectation from the scenario's typed fields (`success_criteria`,
+`should_escalate`, `should_signal_complete`, `expected_tools`), checked when the scenario was
+read (see `assay.schema.scenario`); its options give a default for scenarios that set none. A
+scenario that gives a scorer nothing to check is unscored with `details["reason"] ==
+"not_applicable"`, never passed by default; an expectation that could not be read
+(`Case.problem`) is an error that names the file and the field.
 
 Example:
     >>> from assay.records import Case, Step, ToolCall, Trajectory
-    >>> case = Case(id="s1", metadata={"should_escalate": False,
-    ...                                "success_criteria": [{"response_contains": ["refund"]}]})
+    >>> from assay.records import SuccessCriteria
+    >>> case = Case(id="s1", should_escalate=False,
+    ...             success_criteria=SuccessCriteria(response_contains=["refund"]))
     >>> run = Trajectory(answer="Your refund is on its way.",
     ...                  steps=[Step(index=0, tool_calls=[ToolCall("process_refund")])])
     >>> escalation()(case, run).passed, response_contains()(case, run).passed
@@ -26,7 +28,6 @@ from typing import Any
 
 from assay.records import Case, Trajectory
 from assay.results import Score
-from assay.schema.criteria import normalise_field
 from assay.scorers._runs import (
     CallRef,
     as_mapping,
@@ -41,7 +42,6 @@ from assay.scorers._runs import (
     listing,
     not_applicable,
     plural,
-    scenario_value,
     tool_calls,
 )
 from assay.scorers.registry import Scorer, register_scorer
@@ -66,15 +66,15 @@ def max_turns(*, limit: int | None = None) -> Scorer:
     """Build the `max_turns` scorer: the agent finished within the scenario's turn budget.
 
     Turns are the run's steps, or its assistant messages when it records no steps. The budget
-    is the scenario's `max_turns` success criterion (a list of criteria or a mapping). A run
+    is the scenario's `max_turns` success criterion (`Case.success_criteria`). A run
     that records no turns at all is unscored, not passed.
 
     Args:
         limit: The budget for scenarios whose criteria set no `max_turns`.
 
     Example:
-        >>> from assay.records import Case, Message, Trajectory
-        >>> case = Case(id="s1", metadata={"success_criteria": [{"max_turns": 2}]})
+        >>> from assay.records import Case, Message, SuccessCriteria, Trajectory
+        >>> case = Case(id="s1", success_criteria=SuccessCriteria(max_turns=2))
         >>> run = Trajectory(messages=[Message("user", "hi"), Message("assistant", None),
         ...                            Message("assistant", "a"), Message("assistant", "b")])
         >>> score = max_turns()(case, run)
@@ -121,8 +121,8 @@ def token_budget(*, max_tokens: int | None = None) -> Scorer:
         max_tokens: The budget for scenarios whose criteria set no `max_tokens`.
 
     Example:
-        >>> from assay.records import Case, Trajectory, Usage
-        >>> case = Case(id="s1", metadata={"success_criteria": {"max_tokens": 5000}})
+        >>> from assay.records import Case, SuccessCriteria, Trajectory, Usage
+        >>> case = Case(id="s1", success_criteria=SuccessCriteria(max_tokens=5000))
         >>> score = token_budget()(case, Trajectory(usage=Usage(4200, 900)))
         >>> score.passed, score.rationale
         (False, '5100 tokens (4200 in, 900 out), over the budget of 5000')
@@ -188,9 +188,9 @@ def response_contains(*, phrases: Iterable[str] | None = None) -> Scorer:
         phrases: Phrases for scenarios whose criteria name none.
 
     Example:
-        >>> from assay.records import Case, Message, Trajectory
-        >>> case = Case(id="s1", metadata={"success_criteria": [
-        ...     {"response_contains": ["refund", "5 business days"]}]})
+        >>> from assay.records import Case, Message, SuccessCriteria, Trajectory
+        >>> case = Case(id="s1", success_criteria=SuccessCriteria(
+        ...     response_contains=["refund", "5 business days"]))
         >>> run = Trajectory(messages=[Message("assistant", "Your REFUND was issued."),
         ...                            Message("assistant", None)])
         >>> score = response_contains()(case, run)
@@ -216,9 +216,9 @@ def response_not_contains(*, phrases: Iterable[str] | None = None) -> Scorer:
         phrases: Phrases for scenarios whose criteria name none.
 
     Example:
-        >>> from assay.records import Case, Trajectory
-        >>> case = Case(id="s1", metadata={"success_criteria": {
-        ...     "response_not_contains": ["password", "internal error"]}})
+        >>> from assay.records import Case, SuccessCriteria, Trajectory
+        >>> case = Case(id="s1", success_criteria=SuccessCriteria(
+        ...     response_not_contains=["password", "internal error"]))
         >>> score = response_not_contains()(case, Trajectory(answer="Your Password is 1234"))
         >>> score.passed, score.rationale
         (False, "response (answer) contains 1 of 2 forbidden phrases: 'password'")
@@ -294,7 +294,7 @@ def escalation(
         >>> from assay.records import Case, Step, ToolCall, Trajectory
         >>> run = Trajectory(steps=[Step(index=0), Step(index=1,
         ...                         tool_calls=[ToolCall("escalate_to_human")])])
-        >>> score = escalation()(Case(id="s", metadata={"should_escalate": False}), run)
+        >>> score = escalation()(Case(id="s", should_escalate=False), run)
         >>> score.passed, score.rationale
         (False, 'escalated (escalate_to_human at step 1) but the scenario expects no escalation')
     """
@@ -304,9 +304,10 @@ def escalation(
     name = "escalation"
 
     def score(case: Case, run: Trajectory) -> Score:
-        expected, reason = scenario_value(case, "should_escalate")
+        reason = case.problem("should_escalate")
         if reason is not None:
             return bad_expectation(name, "should_escalate", reason)
+        expected = case.should_escalate
         if expected is None:
             expected = should_escalate
         if expected is None:
@@ -357,7 +358,7 @@ def signal_task_complete(
 
     Example:
         >>> from assay.records import Case, Step, ToolCall, Trajectory
-        >>> case = Case(id="s", metadata={"should_signal_complete": True})
+        >>> case = Case(id="s", should_signal_complete=True)
         >>> run = Trajectory(steps=[Step(index=0, tool_calls=[ToolCall("signal_task_complete",
         ...                                                            result=None)])])
         >>> signal_task_complete()(case, run).rationale
@@ -370,9 +371,10 @@ def signal_task_complete(
     name = "signal_task_complete"
 
     def score(case: Case, run: Trajectory) -> Score:
-        expected, reason = scenario_value(case, "should_signal_complete")
+        reason = case.problem("should_signal_complete")
         if reason is not None:
             return bad_expectation(name, "should_signal_complete", reason)
+        expected = case.should_signal_complete
         if expected is None:
             expected = required
         if expected is None:
@@ -428,9 +430,10 @@ def tool_name_match(*, threshold: float = 1.0, tools: Iterable[str] | None = Non
     name = "tool_name_match"
 
     def score(case: Case, run: Trajectory) -> Score:
-        expected, reason = _expected_tools(case)
+        reason = case.problem("expected_tools")
         if reason is not None:
             return bad_expectation(name, "expected_tools", reason)
+        expected = case.expected_tools
         if expected is None:
             expected = list(default) if default is not None else None
         wanted = list(dict.fromkeys(expected or ()))
@@ -455,14 +458,6 @@ def tool_name_match(*, threshold: float = 1.0, tools: Iterable[str] | None = Non
         return Score.scored(name, value, passed=passed, rationale=rationale, details=details)
 
     return score
-
-
-def _expected_tools(case: Case) -> tuple[list[str] | None, str | None]:
-    # The Case field, else the same field in metadata (a Case built by hand).
-    if case.expected_tools is None:
-        return scenario_value(case, "expected_tools")
-    checked, reason = normalise_field("expected_tools", case.expected_tools)
-    return checked, reason
 
 
 # --- error_suggestions ---------------------------------------------------------------------

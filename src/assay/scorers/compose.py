@@ -16,10 +16,10 @@ Modes (values combine like fuzzy logic: AND is the minimum, OR the maximum):
   part makes the composite an error.
 
 Example:
-    >>> from assay.records import Case, Step, ToolCall, Trajectory
+    >>> from assay.records import Case, Step, SuccessCriteria, ToolCall, Trajectory
     >>> scorer = composite(scorers=["max_turns", "response_contains", "escalation"])
-    >>> case = Case(id="s", metadata={"success_criteria": [{"max_turns": 3},
-    ...                                                     {"response_contains": ["done"]}]})
+    >>> case = Case(id="s", success_criteria=SuccessCriteria(max_turns=3,
+    ...                                                      response_contains=["done"]))
     >>> score = scorer(case, Trajectory(answer="All done.", steps=[Step(index=0)]))
     >>> score.passed, score.details["passed_parts"]
     (True, 2)
@@ -90,11 +90,11 @@ def composite(
         UnknownScorerError: a part names no registered scorer.
 
     Example:
-        >>> from assay.records import Case, Trajectory
+        >>> from assay.records import Case, SuccessCriteria, Trajectory
         >>> scorer = composite(scorers=[{"scorer": "response_contains", "weight": 3},
         ...                             ("response_not_contains", {"phrases": ["sorry"]})],
         ...                    mode="weighted", threshold=0.7)
-        >>> case = Case(id="s", metadata={"success_criteria": {"response_contains": ["done"]}})
+        >>> case = Case(id="s", success_criteria=SuccessCriteria(response_contains=["done"]))
         >>> score = scorer(case, Trajectory(answer="Sorry, done."))
         >>> score.value, score.passed
         (0.75, True)

@@ -33,10 +33,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from assay.records import Case, Trajectory
+from assay.records import Case, Rubric, Trajectory
 from assay.results import Score
 from assay.scorers._judge import (
     DEFAULT_CONTENT_BUDGET,
@@ -262,20 +261,6 @@ def llm_judge(
 # --- rubric --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Rubric:
-    """One criterion of a rubric and its weight in the aggregate."""
-
-    rubric_id: str
-    """Unique id of the criterion."""
-
-    content: str
-    """The criterion, as the judge reads it."""
-
-    weight: float = 1.0
-    """Share of the aggregate; weights are normalised to sum to 1."""
-
-
 def parse_rubrics(value: Any) -> list[Rubric]:
     """Rubrics from `Rubric`s or `{"rubric_id", "content", "weight"}` mappings.
 
@@ -328,11 +313,11 @@ class _RubricJudge(JudgeScorer):
         missing = _no_answer(self.name, run)
         if missing is not None:
             return missing
-        source = case.metadata.get("rubrics")
-        try:
-            rubrics = parse_rubrics(source) if source is not None else self.rubrics
-        except ValueError as exc:
-            return Score.error(self.name, f"invalid rubrics: {exc}", {"reason": "bad_rubrics"})
+        problem = case.problem("rubrics")
+        if problem is not None:
+            bad: dict[str, Any] = {"reason": "bad_rubrics", "field": "rubrics"}
+            return Score.error(self.name, f"invalid rubrics: {problem}", bad)
+        rubrics = case.rubrics if case.rubrics is not None else self.rubrics
         if not rubrics:
             return Score.unscored(
                 self.name, "no rubrics for this scenario", {"reason": "not_applicable"}
@@ -424,8 +409,8 @@ def rubric(
     client_options: Mapping[str, Any] | None = None,
 ) -> JudgeScorer:
     """One verdict per rubric, combined by weight; `passed` when the weighted score reaches
-    `threshold`, or with no threshold when every rubric passed. A scenario's own `rubrics` (in
-    its metadata) replace these.
+    `threshold`, or with no threshold when every rubric passed. A scenario's own `rubrics`
+    (`Case.rubrics`) replace these.
 
     Args:
         model: The judge model, `provider/model`.

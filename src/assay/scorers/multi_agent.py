@@ -14,7 +14,7 @@ Example:
     >>> run = Trajectory(steps=[
     ...     Step(index=0, node="coordinator", tool_calls=[ToolCall("delegate_to_billing")]),
     ...     Step(index=1, node="billing", text="Refund issued.")])
-    >>> routing()(Case(id="s", metadata={"expected_subagent": "billing"}), run).rationale
+    >>> routing()(Case(id="s", expected_subagent="billing"), run).rationale
     'delegated to billing (delegate_to_billing at step 0; billing took step 1)'
 """
 
@@ -27,7 +27,6 @@ from typing import Any
 
 from assay.records import Case, Step, Trajectory, Usage
 from assay.results import Score
-from assay.schema.criteria import normalise_field
 from assay.scorers._runs import (
     CallRef,
     as_mapping,
@@ -36,7 +35,6 @@ from assay.scorers._runs import (
     check_name,
     listing,
     not_applicable,
-    scenario_value,
     subagent_steps,
     tool_calls,
 )
@@ -82,24 +80,21 @@ def tool_graph(*, expected_graph: Mapping[str, Iterable[str]] | None = None) -> 
         >>> search = ToolCall("search", result={"available_actions": [{"tool": "get_item"}]})
         >>> run = Trajectory(steps=[Step(index=0, tool_calls=[search]),
         ...                         Step(index=1, tool_calls=[ToolCall("delete_item")])])
-        >>> case = Case(id="s", metadata={"expected_tool_graph": {"search": ["get_item"]}})
+        >>> case = Case(id="s", expected_tool_graph={"search": ["get_item"]})
         >>> score = tool_graph()(case, run)
         >>> score.value, score.passed
         (0.5, False)
         >>> score.rationale
         'delete_item at step 1 was not advertised by step 0 (offered: get_item)'
     """
-    default: dict[str, list[str]] | None = None
-    if expected_graph is not None:
-        default, reason = normalise_field("expected_tool_graph", dict(expected_graph))
-        if reason is not None:
-            raise ValueError(f"expected_graph {reason}")
+    default = _graph_option(expected_graph)
     name = "tool_graph"
 
     def score(case: Case, run: Trajectory) -> Score:
-        graph, reason = scenario_value(case, "expected_tool_graph")
+        reason = case.problem("expected_tool_graph")
         if reason is not None:
             return bad_expectation(name, "expected_tool_graph", reason)
+        graph = case.expected_tool_graph
         if not graph:
             graph = default or {}
         calls = tool_calls(run)
@@ -169,6 +164,26 @@ def tool_graph(*, expected_graph: Mapping[str, Iterable[str]] | None = None) -> 
         return Score.scored(name, met / total, passed=passed, rationale=rationale, details=details)
 
     return score
+
+
+def _graph_option(graph: Mapping[str, Iterable[str]] | None) -> dict[str, list[str]] | None:
+    """The `expected_graph` option as the scenario field is: names stripped, one next tool
+    alone a list of one; raises ValueError on anything else."""
+    if graph is None:
+        return None
+    if not isinstance(graph, Mapping):
+        raise ValueError(f"expected_graph must map tool names to next tools, got {graph!r}")
+    checked: dict[str, list[str]] = {}
+    for tool, following in graph.items():
+        check_name("expected_graph key", tool)
+        names = [following] if isinstance(following, str) else following
+        if isinstance(names, Mapping) or not isinstance(names, Iterable):
+            raise ValueError(f"expected_graph: next tools of {tool!r} must be names")
+        listed = list(names)
+        for item in listed:
+            check_name(f"expected_graph: a next tool of {tool!r}", item)
+        checked[tool.strip()] = [item.strip() for item in listed]
+    return checked
 
 
 def _counted(lines: list[str]) -> list[str]:
@@ -245,7 +260,7 @@ def routing(*, subagent: str | None = None, prefix: str = "delegate_to_") -> Sco
     Example:
         >>> from assay.records import Case, Step, ToolCall, Trajectory
         >>> run = Trajectory(steps=[Step(index=0, tool_calls=[ToolCall("delegate_to_shipping")])])
-        >>> score = routing()(Case(id="s", metadata={"expected_subagent": "billing"}), run)
+        >>> score = routing()(Case(id="s", expected_subagent="billing"), run)
         >>> score.passed, score.rationale
         (False, 'expected delegation to billing; found: shipping (delegate_to_shipping at step 0)')
     """
@@ -255,10 +270,10 @@ def routing(*, subagent: str | None = None, prefix: str = "delegate_to_") -> Sco
     name = "routing"
 
     def score(case: Case, run: Trajectory) -> Score:
-        expected, reason = scenario_value(case, "expected_subagent")
+        reason = case.problem("expected_subagent")
         if reason is not None:
             return bad_expectation(name, "expected_subagent", reason)
-        expected = expected or subagent
+        expected = case.expected_subagent or subagent
         if expected is None:
             return not_applicable(name, "scenario names no expected_subagent")
         routed, found = _routed(run, expected, prefix)
@@ -297,8 +312,8 @@ def routing_accuracy(
 
     Example:
         >>> from assay.records import Case, Step, ToolCall, Trajectory
-        >>> billing = Case(id="a", metadata={"expected_subagent": "billing"})
-        >>> shipping = Case(id="b", metadata={"expected_subagent": "shipping"})
+        >>> billing = Case(id="a", expected_subagent="billing")
+        >>> shipping = Case(id="b", expected_subagent="shipping")
         >>> to_billing = Trajectory(steps=[Step(index=0, node="billing")])
         >>> routing_accuracy([(billing, to_billing), (shipping, to_billing),
         ...                   (Case(id="c"), to_billing)])
@@ -308,8 +323,8 @@ def routing_accuracy(
     """
     total = correct = 0
     for case, run in pairs:
-        expected, reason = scenario_value(case, "expected_subagent")
-        if reason is not None or expected is None:
+        expected = case.expected_subagent
+        if expected is None:  # none, or one that could not be read
             continue
         total += 1
         correct += _routed(run, expected, prefix)[0]
@@ -347,8 +362,9 @@ def hierarchical(
     Example:
         >>> from assay.records import Case, Step, ToolCall, Trajectory
         >>> scorer = hierarchical(subagents={"billing": ["response_contains"]})
-        >>> case = Case(id="s", metadata={"expected_subagent": "billing",
-        ...                               "success_criteria": [{"response_contains": ["refund"]}]})
+        >>> from assay.records import SuccessCriteria
+        >>> case = Case(id="s", expected_subagent="billing",
+        ...             success_criteria=SuccessCriteria(response_contains=["refund"]))
         >>> run = Trajectory(answer="Done.", steps=[
         ...     Step(index=0, node="coordinator", tool_calls=[ToolCall("delegate_to_billing")]),
         ...     Step(index=1, node="billing", text="Refund issued.")])
@@ -376,7 +392,7 @@ def hierarchical(
 
     def score(case: Case, run: Trajectory) -> Score:
         results: list[tuple[Part, Score]] = [(routing_part, run_part(routing_part, case, run))]
-        expected, _ = scenario_value(case, "expected_subagent")  # a bad one: routing says so
+        expected = case.expected_subagent  # a bad one: routing says so
         for agent, parts in per_agent:
             steps = subagent_steps(run, agent)
             if not steps:

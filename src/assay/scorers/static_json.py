@@ -79,7 +79,7 @@ def score_static_json(
         return Score.error(
             NAME, "scenario has no expected answer", {"reason": "no_expected_answer"}
         )
-    rules_error = case.metadata.get("answer_rules_error")
+    rules_error = case.answer_rules_problem
     if rules_error:
         return Score.error(NAME, f"invalid answer rules: {rules_error}", {"reason": "bad_rules"})
     try:
