@@ -100,9 +100,15 @@ class ScenarioIndex:
     _RECENT = 64
 
     def __init__(self) -> None:
-        self._entries: dict[str, Case | _Folder] = {}
-        """Every scenario by join key, in load order: a case, or a folder not read yet."""
-        self._answered: set[str] = set()
+        self._entries: dict[str, Case | _Folder | _Directory] = {}
+        """Every scenario by join key, in load order: a case, or a folder not read yet (by
+        its path, or for the usual `scenario_<key>` name by the directory holding it)."""
+        self._directories: dict[str, _Directory] = {}
+        """One `_Directory` per directory of such folders, shared by their entries."""
+        self._unanswered: dict[str, None] = {}
+        """The keys no run answered yet, in load order. Answering removes a key rather than
+        adding it to a set: a key from a worker process is a new string each time, and a set
+        of answered keys would keep thousands of copies."""
         self._recent: OrderedDict[str, Case | ReadProblem] = OrderedDict()
         self.problems: list[ReadProblem] = []
         """Problems found while indexing (and, as they are met, while loading folders)."""
@@ -123,12 +129,16 @@ class ScenarioIndex:
 
     def source(self, key: str) -> str:
         """Where the scenario `key` comes from."""
-        return self.source_of(self._entries[key])
+        return self.source_of(self._entry(key))
 
     def case_id(self, key: str) -> str:
         """The scenario's id as written (the folder name's id, or the file's `id`)."""
-        entry = self._entries[key]
+        entry = self._entry(key)
         return entry.id if isinstance(entry, Case) else _folder_id_of(entry)
+
+    def _entry(self, key: str) -> Case | _Folder:
+        entry = self._entries[key]
+        return entry.folder(key) if isinstance(entry, _Directory) else entry
 
     def get(self, key: str, *, with_question: bool = True) -> Case | ReadProblem:
         """The case for `key`, reading its folder if needed; a ReadProblem if it is unusable.
@@ -141,7 +151,7 @@ class ScenarioIndex:
         Raises:
             KeyError: no scenario has that key.
         """
-        entry = self._entries[key]
+        entry = self._entry(key)
         if isinstance(entry, Case):
             return entry
         loaded = self._recent.get(key)
@@ -160,26 +170,37 @@ class ScenarioIndex:
         """Note that a run answered the scenario `key`."""
         if key not in self._entries:
             raise KeyError(key)
-        self._answered.add(key)
+        self._unanswered.pop(key, None)
 
     def unanswered(self) -> Iterator[str]:
         """Keys of the scenarios no run answered, in load order."""
-        return (key for key in self._entries if key not in self._answered)
+        return iter(list(self._unanswered))
 
     def _add(self, key: str, entry: Case | _Folder) -> None:
         """Add a case or a folder; of two with one key, the first loaded wins."""
-        kept = self._entries.get(key)
-        if kept is None:
-            self._entries[key] = entry
-            return
-        name = entry.id if isinstance(entry, Case) else _folder_id_of(entry)
-        self.problems.append(
-            ReadProblem(
-                self.source_of(entry),
-                f"duplicate scenario id {name!r} (key {key!r}): already loaded "
-                f"from {self.source_of(kept)}; this one is ignored",
+        if key in self._entries:
+            name = entry.id if isinstance(entry, Case) else _folder_id_of(entry)
+            self.problems.append(
+                ReadProblem(
+                    self.source_of(entry),
+                    f"duplicate scenario id {name!r} (key {key!r}): already loaded "
+                    f"from {self.source(key)}; this one is ignored",
+                )
             )
-        )
+            return
+        if isinstance(entry, str):
+            # Thousands of folders named scenario_<key> in one directory are the usual layout:
+            # their entries share the directory instead of holding a path each.
+            parent, name = os.path.split(entry)
+            if name == f"{_FOLDER_PREFIXES[0]}{key}":
+                directory = self._directories.get(parent)
+                if directory is None:
+                    directory = self._directories[parent] = _Directory(parent)
+                self._entries[key] = directory
+                self._unanswered[key] = None
+                return
+        self._entries[key] = entry
+        self._unanswered[key] = None
 
     @staticmethod
     def source_of(entry: Case | _Folder) -> str:
@@ -195,6 +216,18 @@ def _plain_number(key: str) -> int | None:
 
 _Folder = str
 """A scenario folder not read yet: its path."""
+
+
+class _Directory:
+    """The directory of scenario folders named `scenario_<key>`, standing for each of them."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, parent: str) -> None:
+        self.parent = parent
+
+    def folder(self, key: str) -> _Folder:
+        return os.path.join(self.parent, f"{_FOLDER_PREFIXES[0]}{key}")  # noqa: PTH118
 
 
 class _FoundFolder(NamedTuple):
