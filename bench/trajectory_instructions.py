@@ -6,8 +6,8 @@
 Wall-clock ratios on a shared machine swing by a fifth from run to run (`trajectory_bench.py`
 takes the best of its rounds, and still does). Instruction counts do not depend on the load, so
 they show whether a change to the checker helped, in minutes and without agentevals' noise.
-They leave out memory stalls, which weigh a little more on the side that does less work, so a
-ratio here runs somewhat above the one the timing bench reports.
+They leave out memory stalls, so a ratio here differs from the one the timing bench reports
+(it has run both above and below it, on different machines).
 
 Each side runs in a child process under `valgrind --tool=cachegrind`, once with one round over
 the first `--pairs` pairs of `bench/out/trajectory/pairs.jsonl` (written by
