@@ -484,7 +484,7 @@ def _evaluate_and_report(
 ) -> int:
     from assay.formats.registry import UnknownReaderError
     from assay.pipeline import EvaluateOptions, evaluate
-    from assay.reports.console import Progress, print_summary
+    from assay.reports.console import Progress, import_rich, print_summary
     from assay.scorers.registry import UnknownScorerError
 
     try:
@@ -507,9 +507,18 @@ def _evaluate_and_report(
         red_flag_thresholds=thresholds,
         reader=args.fmt,
     )
+    rich_imported = args.quiet
+
+    def on_progress() -> None:
+        nonlocal rich_imported
+        progress.advance()
+        if not rich_imported:
+            rich_imported = True
+            import_rich()
+
     try:
         with Progress(enabled=show_progress) as progress:
-            summary = evaluate(options, on_progress=progress.advance)
+            summary = evaluate(options, on_progress=on_progress)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except UnknownReaderError as exc:
