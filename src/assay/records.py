@@ -24,6 +24,7 @@ import orjson
 
 from assay._jsonable import MISSING, contains, nested_deeper_than, same
 from assay.limits import MAX_DEPTH
+from assay.schema.answer_rules import AnswerRules
 
 
 @dataclass(slots=True)
@@ -362,8 +363,9 @@ class Case:
     scoring_method: str | None = None
     """Scorer this scenario asks for; overrides the run's default scorer."""
 
-    answer_rules: dict[str, Any] | None = None
-    """Per-key comparison rules for structured answers (see `assay.answers.rules`)."""
+    answer_rules: AnswerRules | None = None
+    """Per-key comparison rules for structured answers, checked when the scenario was read
+    (see `assay.schema.answer_rules`); None for the defaults."""
 
     expected_tools: list[str] | None = None
     """Tool names the run must call (order and arguments not checked)."""

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
+from assay.answers import AnswerRules, KeyRule
 from assay.formats import ReadProblem, load_scenarios
 
 
@@ -47,7 +48,7 @@ def test_scenario_folders(tmp_path: Path) -> None:
         "scenario_11",
         "{'energy': 14, 'material': 48}\n",
         question__txt="How many storage-related work orders were energy vs material?\n",
-        groundtruth_eval__json='{"energy": {"mode": "exact"}, "material": {"tolerance": 2}}',
+        groundtruth_eval__json='{"keys": {"energy": {"abs_tol": 0}, "material": {"abs_tol": 2}}}',
     )
     folder(tmp_path, "Scenario-012", "34")
     folder(tmp_path / "zone" / "nested", "scenario_pump_a", "The pump tripped on low flow.")
@@ -60,7 +61,10 @@ def test_scenario_folders(tmp_path: Path) -> None:
     assert case.id == "11"
     assert case.expected_answer == "{'energy': 14, 'material': 48}"
     assert case.question == "How many storage-related work orders were energy vs material?"
-    assert case.answer_rules == {"energy": {"mode": "exact"}, "material": {"tolerance": 2}}
+    # Checked when read: the rules arrive typed, their paths as the comparison writes them.
+    assert case.answer_rules == AnswerRules(
+        keys={"answer.energy": KeyRule(abs_tol=0.0), "answer.material": KeyRule(abs_tol=2.0)}
+    )
     assert case.source == str(eleven)
     assert case.metadata == {}
     assert cases["12"].id == "012"  # as written; the key is normalised
@@ -83,6 +87,10 @@ def test_folders_load_in_natural_order(tmp_path: Path) -> None:
         ("[1, 2]", "answer rules must be a JSON object, got array"),
         ("", "empty file"),
         (b"\xff\xfe{}", "not UTF-8: "),
+        # Checked when read, not by the scorer on every run (regression: they were once
+        # loaded as they were and failed each run that used them).
+        ('{"keys": {"kwh": {"abs_tol": -1}}}', "kwh: abs_tol must be a non-negative number"),
+        ('{"energy": {"mode": "exact"}}', "unknown rules field(s): energy"),
     ],
 )
 def test_broken_answer_rules_still_load_the_case(
@@ -160,7 +168,7 @@ SCENARIOS: list[dict[str, Any]] = [
         "id": "scenario_102",
         "question": "Count the work orders by cause for CWC04009.",
         "expected_answer": {"energy": 14, "material": 48},
-        "groundtruth_eval": {"energy": {"mode": "exact"}},
+        "groundtruth_eval": {"list_order": "position"},
         "evaluation_metadata": {"source": "maximo"},
     },
 ]
@@ -188,7 +196,7 @@ def test_json_list_file(tmp_path: Path) -> None:
     assert second.id == "scenario_102"
     assert second.question == "Count the work orders by cause for CWC04009."
     assert second.expected_answer == {"energy": 14, "material": 48}  # structure kept as is
-    assert second.answer_rules == {"energy": {"mode": "exact"}}
+    assert second.answer_rules == AnswerRules(list_order="position")
     assert second.metadata == {"evaluation_metadata": {"source": "maximo"}}
 
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from assay.formats import load_scenarios
-from assay.records import Case, Trajectory
+from assay.formats.scenarios import case_from_object
+from assay.records import Trajectory
 from assay.results import Score, ScoreStatus
 from assay.scorers import create_scorer
 
@@ -17,8 +18,12 @@ SCORER = create_scorer("static_json")
 
 
 def score(gold: Any, answer: Any, rules: dict[str, Any] | None = None, **options: Any) -> Score:
+    """`static_json`'s score, with `rules` as a scenario file would give them (checked when
+    the scenario is read, as a reader checks them)."""
     scorer = create_scorer("static_json", **options) if options else SCORER
-    return scorer(Case(id="s", expected_answer=gold, answer_rules=rules), Trajectory(answer=answer))
+    case, _ = case_from_object({"id": "s", "expected_answer": gold, "groundtruth_eval": rules})
+    assert case is not None
+    return scorer(case, Trajectory(answer=answer))
 
 
 # -- the documented example ---------------------------------------------------------------

@@ -54,6 +54,7 @@ from assay.formats._turns import TURNS_DIR, read_turns
 from assay.formats.adk import load_adk_cases
 from assay.formats.ids import scenario_key
 from assay.records import Case, CaseTurn
+from assay.schema.answer_rules import AnswerRules, RulesError, parse_rules
 
 __all__ = ["ScenarioIndex", "case_from_object", "index_scenarios", "load_scenarios"]
 
@@ -485,16 +486,16 @@ def _load_folder(
 
     question = _read_question(folder, problems) if with_question else None
 
-    answer_rules: dict[str, Any] | None = None
+    answer_rules: AnswerRules | None = None
     rules_problem: str | None = None
     rules_path = _inside(source, RULES_FILE)
     if os.access(rules_path, os.F_OK):
-        rules, reason = _read_rules(rules_path)
+        raw, reason = _read_rules(rules_path)
+        if reason is None:
+            answer_rules, reason = checked_rules(raw)
         if reason is not None:
             problems.append(ReadProblem(rules_path, reason))
             rules_problem = f"{RULES_FILE}: {reason}"
-        else:
-            answer_rules = rules
 
     case = Case(
         id=folder_id,
@@ -561,6 +562,22 @@ def _read_text(path: str | Path) -> str | ReadProblem:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         return ReadProblem(str(path), f"not UTF-8: undecodable byte at offset {error.start}")
+
+
+def checked_rules(raw: Any) -> tuple[AnswerRules | None, str | None]:
+    """Answer rules as written, checked: `(rules, None)`, or `(None, why)` when they cannot be
+    used (checked once here, so that no scorer checks them again for every run).
+
+    Example:
+        >>> checked_rules({"keys": {"rate": {"rel_tol": -1}}})
+        (None, 'rate: rel_tol must be a non-negative number')
+    """
+    if raw is None:
+        return None, None
+    try:
+        return parse_rules(raw), None
+    except RulesError as error:
+        return None, str(error)
 
 
 def _read_rules(path: str | Path) -> tuple[dict[str, Any] | None, str | None]:
@@ -677,7 +694,9 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
         return
 
     if _is_plain(obj):
-        yield _plain_case(obj, case_id, source)
+        case = _plain_case(obj, case_id, source)
+        yield from _check_rules(case, obj.get(RULES_FIELD), where)
+        yield case
         return
 
     from assay.schema.scenario import Scenario, check  # pydantic: only for expectations
@@ -708,14 +727,25 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
         type=found.type if found is not None else None,
         category=found.category if found is not None else None,
         scoring_method=found.scoring_method if found is not None else None,
-        answer_rules=answer_rules,
         source=source,
         metadata=metadata,
     )
     problems: list[ReadProblem] = []
     apply_fields(case, found, errors, where, problems)
+    problems += _check_rules(case, answer_rules, where)
     yield from problems
     yield case
+
+
+def _check_rules(case: Case, raw: Any, where: Where) -> list[ReadProblem]:
+    """Put the checked answer rules `raw` on `case`, or say why they cannot be used."""
+    rules, reason = checked_rules(raw)
+    case.answer_rules = rules
+    if reason is None:
+        return []
+    text = f"{where.field((RULES_FIELD,))}: {reason}"
+    case.answer_rules_problem = f"{where.file}: {text}"
+    return [ReadProblem(where.file, text)]
 
 
 def _is_plain(obj: dict[str, Any]) -> bool:
@@ -752,7 +782,6 @@ def _plain_case(obj: dict[str, Any], case_id: str, source: str) -> Case:
         type=_text(obj.get("type")),
         category=_text(obj.get("category")),
         scoring_method=_text(obj.get("scoring_method")),
-        answer_rules=obj.get(RULES_FIELD),
         source=source,
         metadata=metadata,
     )

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from assay.answers.compare import compare_values, nothing_answered
 from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
-from assay.answers.rules import AnswerRules, RulesError, parse_rules
+from assay.answers.rules import AnswerRules
 from assay.records import Case, CaseTurn, Trajectory
 from assay.results import Score
 from assay.scorers.registry import Scorer, register_scorer
@@ -58,6 +58,9 @@ def static_json(
     return score
 
 
+_DEFAULT_RULES = AnswerRules()
+
+
 def score_static_json(
     case: Case,
     run: Trajectory,
@@ -82,10 +85,7 @@ def score_static_json(
     rules_error = case.answer_rules_problem
     if rules_error:
         return Score.error(NAME, f"invalid answer rules: {rules_error}", {"reason": "bad_rules"})
-    try:
-        rules = parse_rules(case.answer_rules) if case.answer_rules is not None else AnswerRules()
-    except RulesError as exc:
-        return Score.error(NAME, f"invalid answer rules: {exc}", {"reason": "bad_rules"})
+    rules = case.answer_rules or _DEFAULT_RULES
 
     gold = (
         _parse_gold_text(case.expected_answer)
