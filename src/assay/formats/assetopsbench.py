@@ -415,18 +415,15 @@ def _turn(turn: dict[str, Any], index: int) -> Step:
         duration_ms: float | None = duration
     else:
         duration_ms = _duration_of(turn)
+    # The agent or graph node that took the turn (multi-agent runs); only text names one.
     node = turn.get("node")
+    if not isinstance(node, str):
+        node = None
     conversation = turn.get("conversation_turn")  # written by assay_jsonl for `Step.turn`
-    return Step(
-        index=index,
-        text=text,
-        tool_calls=calls,
-        usage=usage,
-        duration_ms=duration_ms,
-        # The agent or graph node that took the turn (multi-agent runs); only text names one.
-        node=node if isinstance(node, str) else None,
-        turn=conversation if type(conversation) is int and conversation >= 0 else None,
-    )
+    if type(conversation) is not int or conversation < 0:
+        conversation = None
+    # Positional, in the order of Step's fields: keywords cost a third of the call.
+    return Step(index, text, calls, usage, duration_ms, node, conversation)
 
 
 def _plan_step(item: dict[str, Any], index: int) -> Step:
@@ -492,12 +489,9 @@ def _tool_call(raw: Any) -> ToolCall | None:
             call_id = raw.get("id")
             if call_id is None:
                 call_id = raw.get("call_id")
-            return ToolCall(
-                name=name,
-                args=args,
-                call_id=None if call_id is None else id_text(call_id),
-                result=raw["output"] if "output" in raw else raw.get("result"),
-            )
+            result = raw["output"] if "output" in raw else raw.get("result")
+            # Positional (name, args, call_id, result): keywords cost a third of the call.
+            return ToolCall(name, args, None if call_id is None else id_text(call_id), result)
     name = _call_name(raw)
     if name is None:
         return None
