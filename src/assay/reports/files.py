@@ -68,6 +68,7 @@ def inside(directory: Path | str, name: str) -> str:
 
 _TEMPORARY_PREFIX = ".assay-"
 _temporaries = itertools.count()
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
 def write_temporary(directory: Path | str, data: bytes) -> str:
@@ -77,10 +78,16 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
     """
     name = f"{_TEMPORARY_PREFIX}{os.getpid()}-{next(_temporaries)}.tmp"
     path = os.path.join(directory, name)  # noqa: PTH118
-    file = open(path, "xb")  # noqa: PTH123, SIM115 - "x": never over an existing file
+    # os.open, not open(): a file object and its buffer for one write cost as much as the
+    # write itself, once per report. O_EXCL: never over an existing file.
+    fd = os.open(path, _NEW_FILE, 0o666)
     try:
-        with file:
-            file.write(data)
+        try:
+            view = memoryview(data)
+            while view:  # a regular file takes it all at once; a short write is not lost
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
     except BaseException:  # a full disk, say: leave no half-written temporary behind
         with contextlib.suppress(OSError):
             os.unlink(path)  # noqa: PTH108
