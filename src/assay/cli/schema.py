@@ -16,6 +16,7 @@ Print the JSON Schema of a report file, or of a scenario file:
   aggregate  _aggregate.json (its schema_version says which shape it has)
   scenario   a scenario object of a .json / .jsonl scenario file
   catalog    an evaluator-catalog file (jobs of scenarios, YAML or JSON)
+  answer_rules  a scenario's answer rules (groundtruth_eval.json)
 """
 
 EPILOG = """examples:
@@ -24,7 +25,7 @@ EPILOG = """examples:
   assay schema scenario > scenario.schema.json
 """
 
-_NAMES = ("aggregate", "catalog", "line", "run", "scenario")
+_NAMES = ("aggregate", "answer_rules", "catalog", "line", "run", "scenario")
 """Kept here so that `assay --help` imports nothing from `assay.schema`; a test keeps it equal
 to `assay.schema.schema_names()`."""
 

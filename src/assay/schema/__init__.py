@@ -9,7 +9,7 @@ each shape.
 Example:
     >>> from assay.schema import SCHEMA_VERSION, schema_names
     >>> SCHEMA_VERSION >= 1, schema_names()
-    (True, ['aggregate', 'catalog', 'line', 'run', 'scenario'])
+    (True, ['aggregate', 'answer_rules', 'catalog', 'line', 'run', 'scenario'])
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ that a reader of an older report could trip on: a field removed, renamed or rety
 optional field does not raise it."""
 
 _MODELS = {
+    "answer_rules": ("answer_rules_model", "AnswerRulesFile"),
     "aggregate": ("report", "Aggregate"),
     "line": ("report", "ResultLine"),
     "run": ("report", "RunReport"),
