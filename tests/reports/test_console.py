@@ -8,7 +8,7 @@ import pytest
 
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.console import print_summary
-from assay.results import CaseResult, NotScored, OpsMetrics, Score
+from assay.results import CaseResult, NotScored, OpsMetrics, RunSummary, Score
 
 
 def test_the_summary_shows_failures_and_inputs_not_scored(
@@ -32,3 +32,45 @@ def test_the_summary_shows_failures_and_inputs_not_scored(
     print_summary(summary, Path("reports"))
     out = capsys.readouterr().out
     assert "1 of 2 gold keys exact" in out and "x.json: invalid JSON" in out
+
+
+def _summary_with(runner: str, model: str, reason: str, source: str) -> RunSummary:
+    builder = SummaryBuilder()
+    for run_runner in (runner, "plain-runner"):  # two runners: the breakdown table is printed
+        builder.add_result(
+            CaseResult(
+                "1",
+                "r1",
+                run_runner,
+                model,
+                None,
+                "{}",
+                Score.scored("static_json", 0.5, passed=False, rationale=reason),
+                OpsMetrics(),
+            )
+        )
+    builder.add_not_scored(NotScored("unreadable", reason, source=source))
+    return builder.finish()
+
+
+@pytest.mark.parametrize("text", ["[/]", "[bold]x[/bold]", "[link=javascript:x]y[/link]"])
+def test_markup_in_data_prints_as_written(capsys: pytest.CaptureFixture[str], text: str) -> None:
+    # Regression: a runner named "[/]" crashed the summary with rich's MarkupError (exit 1,
+    # the --fail-under code), and "[bold]x[/bold]" printed as "x".
+    print_summary(_summary_with(text, text, text, text), Path("reports"), verbose=True)
+    out = capsys.readouterr().out
+    assert text in out
+
+
+def test_control_characters_in_data_never_reach_the_terminal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Regression: raw ESC bytes from runner and model names, file names and reasons reached
+    # the terminal; a file name that is not UTF-8 (a lone surrogate) could not be printed.
+    hostile = "a\x1b[2J\x07b\rc\x9bd\udcff"
+    print_summary(
+        _summary_with(hostile, hostile, hostile, hostile), Path(f"rep{hostile}"), verbose=True
+    )
+    out = capsys.readouterr().out
+    assert not any(ch in out for ch in "\x1b\x07\r\x9b\udcff")
+    assert "a\\x1b[2J\\x07b\\rc\\x9bd\\udcff" in out

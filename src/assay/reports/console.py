@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from types import TracebackType
@@ -11,6 +12,26 @@ from assay.results import RunSummary
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Characters a terminal would act on (escape sequences, carriage returns, ...), and lone
+surrogates (a file name that is not UTF-8), none of which may reach the terminal raw."""
+
+
+def shown(value: object) -> str:
+    r"""`value` as text to print: control characters and lone surrogates written as escapes,
+    so that data (a runner's name, a file name, a judge server's reply) prints as written and
+    never drives the terminal.
+
+    Example:
+        >>> shown("ok\x1b[2Jgone"), shown("[bold]x[/bold]")
+        ('ok\\x1b[2Jgone', '[bold]x[/bold]')
+    """
+    text = str(value)
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
+
 
 _REASON_LIMIT = 3
 """Without -v, how many inputs of each not-scored kind are listed before "… and N more"."""
@@ -103,6 +124,11 @@ def _print_summary(
     console: Console, summary: RunSummary, reports_dir: Path, *, verbose: bool
 ) -> None:
     from rich.table import Table
+    from rich.text import Text
+
+    def cell(value: object) -> Text:
+        # A Text, not a str: rich would read markup in a str ("[/]" in a runner's name).
+        return Text(shown(value))
 
     totals = summary.totals
     table = Table(title="assay evaluate", show_header=False, title_justify="left")
@@ -136,8 +162,8 @@ def _print_summary(
         for key, group in summary.by_runner_model.items():
             runner, _, model = key.partition(" | ")
             breakdown.add_row(
-                runner,
-                model,
+                cell(runner),
+                cell(model),
                 str(group["scored"]),
                 str(group["passed"]),
                 "n/a" if group["pass_rate"] is None else f"{group['pass_rate']:.1%}",
@@ -159,7 +185,7 @@ def _print_summary(
             scorers.add_column(column, justify="left" if column == "scorer" else "right")
         for name, group in summary.by_scorer.items():
             scorers.add_row(
-                name,
+                cell(name),
                 str(group["scored"]),
                 str(group["passed"]),
                 "n/a" if group["pass_rate"] is None else f"{group['pass_rate']:.1%}",
@@ -172,7 +198,8 @@ def _print_summary(
     for model, usage in summary.judge_usage.items():
         cost = "cost unknown" if usage["cost_usd"] is None else f"${usage['cost_usd']:.4f}"
         console.print(
-            f"judge {model}: {usage['calls']} calls ({usage['cached_calls']} from the cache), "
+            f"judge {shown(model)}: {usage['calls']} calls "
+            f"({usage['cached_calls']} from the cache), "
             f"{usage['input_tokens'] + usage['output_tokens']:,} tokens, {cost}",
             markup=False,
         )
@@ -185,7 +212,7 @@ def _print_summary(
         for flag in raised:
             console.print(
                 f"  {flag['red_flag']}: {flag['metric']} {flag['value']:.3g} "
-                f"{flag['comparison']} {flag['threshold']:g}; {flag['action']}",
+                f"{flag['comparison']} {flag['threshold']:g}; {shown(flag['action'])}",
                 markup=False,
                 soft_wrap=True,
             )
@@ -196,8 +223,8 @@ def _print_summary(
         console.print("[bold]lowest-scoring failures[/bold]")
         for item in summary.worst_failures:
             console.print(
-                f"  {item['report_file'] or item['run_id']}  score {item['score']:.3f}  "
-                f"{item['reason']}",
+                f"  {shown(item['report_file'] or item['run_id'])}  score {item['score']:.3f}  "
+                f"{shown(item['reason'])}",
                 markup=False,
                 soft_wrap=True,
             )
@@ -207,11 +234,13 @@ def _print_summary(
         groups.append(("ground-truth problems", summary.scenario_problems))
     for title, items in groups:
         # A few of each kind, so that one noisy kind cannot hide the others; -v shows all.
-        shown = items if verbose else items[:_REASON_LIMIT]
+        listed = items if verbose else items[:_REASON_LIMIT]
         console.print(f"[bold]{title}[/bold] ({len(items)})")
-        for item in shown:
+        for item in listed:
             where = item.get("source") or item.get("scenario_id") or ""
-            console.print(f"  {where}: {item['reason']}", markup=False, soft_wrap=True)
-        if len(shown) < len(items):
-            console.print(f"  … and {len(items) - len(shown)} more (-v lists all)")
-    console.print(f"reports: {reports_dir}", markup=False)
+            console.print(
+                f"  {shown(where)}: {shown(item['reason'])}", markup=False, soft_wrap=True
+            )
+        if len(listed) < len(items):
+            console.print(f"  … and {len(items) - len(listed)} more (-v lists all)")
+    console.print(f"reports: {shown(reports_dir)}", markup=False)
