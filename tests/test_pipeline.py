@@ -389,12 +389,22 @@ def test_tokens_a_run_did_not_record_are_null_not_zero(tmp_path: Path) -> None:
     runs, gt = tmp_path / "runs", tmp_path / "gt"
     write_scenario(gt, "1", "{'a': 1}")
     write_run(runs, "a.json", run_id="a", scenario_id="1", answer='{"a": 1}', model="openai/gpt-4o")
-    write_run(runs, "b.json", run_id="b", scenario_id="1", answer='{"a": 1}', tokens_in=30,
-              tokens_out=4, model="openai/gpt-4o")
+    write_run(
+        runs,
+        "b.json",
+        run_id="b",
+        scenario_id="1",
+        answer='{"a": 1}',
+        tokens_in=30,
+        tokens_out=4,
+        model="openai/gpt-4o",
+    )
     summary, out = run_eval(tmp_path)
     ops = {r["run_id"]: r["ops"] for r in map(json.loads, (out / "results.jsonl").open())}
     assert (ops["a"]["tokens_in"], ops["a"]["tokens_out"], ops["a"]["est_cost_usd"]) == (
-        None, None, None,
+        None,
+        None,
+        None,
     )
     assert (ops["b"]["tokens_in"], ops["b"]["tokens_out"]) == (30, 4)
     assert ops["b"]["est_cost_usd"] is not None
@@ -402,3 +412,36 @@ def test_tokens_a_run_did_not_record_are_null_not_zero(tmp_path: Path) -> None:
     (runs / "b.json").unlink()
     summary, _ = run_eval(tmp_path)
     assert summary.ops["tokens_in_total"] is None  # no run recorded any: unknown, not 0
+
+
+def test_token_counts_past_any_real_count_are_unknown_and_the_report_is_written(
+    tmp_path: Path,
+) -> None:
+    # Regression: 1e300 tokens in a turn, or three runs of 9e18 (valid 64-bit ints whose sum
+    # is not), ended the evaluation with "Integer exceeds 64-bit range" and no aggregate.
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_scenario(gt, "1", "{'a': 1}")
+    for name in ("a", "b", "c"):
+        write_run(
+            runs,
+            f"{name}.json",
+            run_id=name,
+            scenario_id="1",
+            answer='{"a": 1}',
+            tokens_in=9_000_000_000_000_000_000,
+            tokens_out=5,
+        )
+    write_run(
+        runs,
+        "d.json",
+        run_id="d",
+        scenario_id="1",
+        answer='{"a": 1}',
+        trajectory={"turns": [{"text": "t", "input_tokens": 1e300, "output_tokens": 2}]},
+    )
+    summary, out = run_eval(tmp_path)
+    assert summary.totals["passed"] == 4
+    ops = {r["run_id"]: r["ops"] for r in map(json.loads, (out / "results.jsonl").open())}
+    assert [ops[n]["tokens_in"] for n in "abcd"] == [None, None, None, None]
+    assert (summary.ops["tokens_in_total"], summary.ops["tokens_out_total"]) == (None, 17)
+    assert json.loads((out / "_aggregate.json").read_text())["ops"]["tokens_out_total"] == 17

@@ -15,3 +15,8 @@ MAX_DEPTH = 64
 
 MAX_PARSE_ATTEMPTS = 200
 """Most candidate spans tried when looking for the last structure in noisy text."""
+
+MAX_TOKEN_COUNT = 10**12
+"""Largest token count taken as one: no model call or run uses a trillion tokens, and a
+larger figure (`1e300`, `2**64 - 1`) is a broken record. Read as unknown instead, it can never
+overflow a 64-bit sum in a report or the judge cache, even added up over millions of runs."""

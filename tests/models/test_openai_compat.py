@@ -202,6 +202,14 @@ def test_malformed_usage_counts_as_zero(chat_server: ChatServer) -> None:
     assert ask_one(client_for_server(chat_server)).usage == TokenUsage(0, 0)
 
 
+def test_a_token_count_past_any_real_one_counts_as_zero(chat_server: ChatServer) -> None:
+    # Regression: a reply with prompt_tokens of 2**64 - 1 overflowed the aggregate (and the
+    # cache's integers), losing a valid verdict.
+    body = _completion("OK", usage={"prompt_tokens": 2**64 - 1, "completion_tokens": 3})
+    chat_server.enqueue(Reply.json(body))
+    assert ask_one(client_for_server(chat_server)).usage == TokenUsage(0, 3)
+
+
 def test_user_prices_extend_and_override_the_table(chat_server: ChatServer) -> None:
     prices = {"Azure/My-Model-2025-01-01": (1.0, 2.0), "gpt-4.1-mini": (0.0, 0.0)}
     client = client_for_server(chat_server, prices=prices)

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
+from assay.limits import MAX_TOKEN_COUNT
 from assay.records import Trajectory
 
 
@@ -268,12 +269,20 @@ def id_text(value: Any) -> str | None:
 
 def count(value: Any) -> int | None:
     """A token count as recorded: a non-negative int from a number or numeric text; None for
-    a count that is absent or is not one (a count never recorded is unknown, not 0).
+    a count that is absent or is not one (a count never recorded is unknown, not 0), and for
+    one past `MAX_TOKEN_COUNT` (a broken record, which could overflow a report's totals).
 
     Example:
         >>> count(12), count("12"), count(1.0), count(None), count("many"), count(-3)
         (12, 12, 1, None, None, None)
+        >>> count(1e300), count(2**64 - 1)
+        (None, None)
     """
+    number = _whole_count(value)
+    return number if number is not None and number <= MAX_TOKEN_COUNT else None
+
+
+def _whole_count(value: Any) -> int | None:
     if type(value) is int:  # the usual case, first (bool is not `int` by this test)
         return value if value >= 0 else None
     if value is None or isinstance(value, bool):

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from importlib import import_module
 from typing import Any
 
+from assay.limits import MAX_TOKEN_COUNT
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.pricing import estimate_cost_usd
 from assay.models.types import (
@@ -191,7 +192,9 @@ def _read(model: str, reply: Any) -> tuple[str, TokenUsage, str]:
 
 
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_TOKEN_COUNT:
+        return value
+    return 0  # absent, not a count, or past MAX_TOKEN_COUNT (a broken figure)
 
 
 def _as_model_error(model: str, exc: Exception) -> ModelError:

@@ -41,6 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
+from assay.limits import MAX_TOKEN_COUNT
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 from assay.models.types import (
@@ -537,7 +538,8 @@ def _content_text(content: Any) -> str | None:
 
 
 def _token_usage(usage: Any) -> TokenUsage:
-    """Token counts from `usage`, in chat-completions or responses naming; 0 when missing."""
+    """Token counts from `usage`, in chat-completions or responses naming; 0 when missing or
+    not a count."""
     if not isinstance(usage, dict):
         return TokenUsage()
     return TokenUsage(
@@ -550,7 +552,8 @@ def _count(usage: dict[str, Any], *names: str) -> int:
     for name in names:
         value = usage.get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
+            # Past MAX_TOKEN_COUNT a figure is broken, and could overflow the cache's integers.
+            return value if value <= MAX_TOKEN_COUNT else 0
     return 0
 
 
