@@ -1200,7 +1200,15 @@ def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(tmp_path: Pat
     env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
     command = [str(_script("assay")), "evaluate", "--trajectories", str(runs)]
     command += ["--scenarios", str(scenarios), "--reports-dir", str(reports), "--workers", "2"]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # SIG_DFL in the child, whatever this test run inherited (a suite started in the
+    # background has SIGINT ignored, and Python then installs no Ctrl-C handler of its own).
+    proc = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     lines = reports / "results.jsonl"
     deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline:
@@ -1232,3 +1240,34 @@ def _command_line(process: Path) -> str:
         return (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_a_results_file_that_is_a_symlink_is_refused_not_followed(tmp_path: Path) -> None:
+    # Regression: with reports/results.jsonl a symbolic link to a file elsewhere, evaluate
+    # truncated and overwrote that file (issue 13, item 5).
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    elsewhere = tmp_path / "precious.txt"
+    elsewhere.write_text("keep me\n")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "results.jsonl").symlink_to(elsewhere)
+    proc = evaluate(runs, scenarios, reports)
+    assert proc.returncode == 3, explain(proc)
+    assert "symbolic link" in proc.stderr
+    assert elsewhere.read_text() == "keep me\n"
+
+
+def test_an_empty_reports_dir_is_a_usage_error(tmp_path: Path) -> None:
+    # Regression: --reports-dir "" wrote reports into the current directory (issue 13, 13).
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    proc = cli("evaluate", "--trajectories", runs, "--scenarios", scenarios,
+               "--reports-dir", "", cwd=tmp_path)
+    assert proc.returncode == 2, explain(proc)
+    assert "--reports-dir" in proc.stderr
+    assert not (tmp_path / "results.jsonl").exists()

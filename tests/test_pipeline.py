@@ -7,7 +7,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -291,6 +291,16 @@ def test_callbacks_see_every_input_in_order(
     assert isinstance(seen[-1], NotScored) and seen[-1].kind == "unreadable"
 
 
+@pytest.fixture
+def ctrl_c_handled() -> Iterator[None]:
+    """Python's own Ctrl-C handler, whatever this test run inherited: a suite started in the
+    background has SIGINT ignored, and these tests are about what Ctrl-C does."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_inside_a_step_is_raised_at_its_end() -> None:
     reached: list[str] = []
     with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts() as interrupts:
@@ -302,6 +312,7 @@ def test_ctrl_c_inside_a_step_is_raised_at_its_end() -> None:
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
 
 
+@pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_outside_a_step_is_raised_at_once() -> None:
     with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts():
         os.kill(os.getpid(), signal.SIGINT)
@@ -445,3 +456,12 @@ def test_token_counts_past_any_real_count_are_unknown_and_the_report_is_written(
     assert [ops[n]["tokens_in"] for n in "abcd"] == [None, None, None, None]
     assert (summary.ops["tokens_in_total"], summary.ops["tokens_out_total"]) == (None, 17)
     assert json.loads((out / "_aggregate.json").read_text())["ops"]["tokens_out_total"] == 17
+
+
+def test_an_id_in_another_unicode_spelling_joins_its_scenario(tmp_path: Path) -> None:
+    # Regression: NFC and NFD spellings of one id did not join (issue 13, item 13).
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_scenario(gt, "caf\u00e9", "{'a': 1}")
+    write_run(runs, "r.json", run_id="r", scenario_id="cafe\u0301", answer='{"a": 1}')
+    summary, _ = run_eval(tmp_path)
+    assert (summary.totals["passed"], summary.totals["no_scenario"]) == (1, 0)

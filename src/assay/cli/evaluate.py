@@ -102,7 +102,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reports-dir",
         default=Path("reports"),
-        type=Path,
+        type=_directory,
         metavar="DIR",
         help="where reports are written (default: %(default)s)",
     )
@@ -341,6 +341,14 @@ _RED_FLAG_FIGURES = (
     "avg_latency_s",
     "escalation_rate",
 )
+
+
+def _directory(text: str) -> Path:
+    # Path("") is the current directory: an empty value is a mistake, not a request to write
+    # reports among whatever is there.
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a directory, got an empty value")
+    return Path(text)
 
 
 def _red_flag(text: str) -> tuple[str, float | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 __all__ = ["scenario_key"]
 
@@ -43,6 +44,8 @@ def scenario_key(value: object) -> str | None:
         ('pump_a', '11.5')
         >>> scenario_key(None), scenario_key(""), scenario_key(True), scenario_key(float("nan"))
         (None, None, None, None)
+        >>> scenario_key("caf\u00e9") == scenario_key("cafe\u0301")
+        True
     """
     # bool is an int subclass; True is not scenario 1.
     if value is None or isinstance(value, bool):
@@ -62,6 +65,10 @@ def scenario_key(value: object) -> str | None:
 
 
 def _key_from_text(text: str) -> str | None:
+    if not text.isascii():
+        # One id written in two Unicode spellings ("é" as one character or as "e" and an
+        # accent, as macOS writes file names) is one id.
+        text = unicodedata.normalize("NFC", text)
     text = text.strip()
     # A loop, not a single strip, so that the result never starts with a prefix again
     # ("scenario_scenario_1"); otherwise the key would not be its own key.

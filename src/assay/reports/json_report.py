@@ -44,7 +44,19 @@ class ReportWriter:
         self._unflushed = 0
 
     def __enter__(self) -> ReportWriter:
-        self._lines = open(inside(self.directory, RESULTS_FILE), "wb", buffering=1 << 17)  # noqa: PTH123
+        # O_NOFOLLOW: a results.jsonl that is a symbolic link is refused (ELOOP), never followed
+        # to truncate a file outside the reports directory.
+        path = inside(self.directory, RESULTS_FILE)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            descriptor = os.open(path, flags, 0o666)
+        except OSError as error:
+            if os.path.islink(path):  # noqa: PTH114
+                raise OSError(
+                    error.errno, "refusing to write through a symbolic link", path
+                ) from None
+            raise
+        self._lines = open(descriptor, "wb", buffering=1 << 17)  # noqa: PTH123
         return self
 
     def __exit__(
