@@ -1184,9 +1184,16 @@ def test_reports_dir_may_not_be_the_runs_dir(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="workers need os.fork")
-def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(
+    tmp_path: Path, signame: str
+) -> None:
+    # SIGTERM (what `timeout` sends) is handled as Ctrl-C is: regression, it used to end the
+    # evaluation with no aggregate and reports that results.jsonl did not list.
     import signal
     import time
+
+    signum = getattr(signal, signame)
 
     runs, scenarios, reports = tmp_path / "runs", tmp_path / "scenarios", tmp_path / "reports"
     (scenarios / "scenario_1").mkdir(parents=True)
@@ -1207,7 +1214,7 @@ def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(tmp_path: Pat
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL),
     )
     lines = reports / "results.jsonl"
     deadline = time.monotonic() + 60
@@ -1217,7 +1224,7 @@ def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(tmp_path: Pat
         time.sleep(0.005)
     if proc.poll() is not None:
         pytest.skip("the evaluation finished before it could be interrupted")
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 4, err  # ExitCode.INTERNAL_ERROR
     assert b"interrupted; reports of finished runs are in" in err

@@ -269,30 +269,38 @@ def _options_report(options: EvaluateOptions) -> dict[str, Any]:
 
 
 class _DeferrableInterrupts:
-    """Ctrl-C that waits for the end of a `step`, in the main thread.
+    """Ctrl-C (and SIGTERM, what `timeout` and service managers send) that waits for the end
+    of a `step`, in the main thread.
 
     Python raises KeyboardInterrupt wherever the main thread happens to be; between naming a
     report and counting it, that would leave a report the summary and results.jsonl never
-    mention. Outside the steps, and where another handler is installed (or in another thread,
-    where handlers cannot be installed), Ctrl-C behaves as it always does.
+    mention. SIGTERM is handled as Ctrl-C is: the report in hand is finished and the aggregate
+    of what finished is written, where the default action would end the process at once.
+    Where another handler is installed (or in another thread, where handlers cannot be
+    installed), each signal behaves as it always does.
     """
 
+    _DEFAULTS = ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL))
+    """Each signal handled, and the handler it must have for this to take it over."""
+
     def __init__(self) -> None:
-        self._previous: Any = None
+        self._previous: list[tuple[int, Any]] = []
         self.step = _Step()
-        """`with interrupts.step:` runs the block to its end before a Ctrl-C is raised."""
+        """`with interrupts.step:` runs the block to its end before an interrupt is raised."""
 
     def __enter__(self) -> _DeferrableInterrupts:
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            try:
-                self._previous = signal.signal(signal.SIGINT, self.step.interrupt)
-            except ValueError:  # not the main thread
-                self._previous = None
+        for signum, default in self._DEFAULTS:
+            if signal.getsignal(signum) is default:
+                try:
+                    self._previous.append((signum, signal.signal(signum, self.step.interrupt)))
+                except ValueError:  # not the main thread
+                    break
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        while self._previous:
+            signum, previous = self._previous.pop()
+            signal.signal(signum, previous)
 
 
 class _Step:
@@ -559,8 +567,10 @@ _worker_loop: asyncio.AbstractEventLoop | None = None
 
 def _start_worker() -> None:
     global _worker_loop
-    # Ctrl-C reaches the whole process group: stopping is the parent's to decide.
+    # Ctrl-C (and a SIGTERM sent to the process group) reach the workers too: stopping is the
+    # parent's to decide, and it lets them finish the chunk in hand.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _worker_loop = asyncio.new_event_loop()
 
 
