@@ -1278,3 +1278,26 @@ def test_an_empty_reports_dir_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode == 2, explain(proc)
     assert "--reports-dir" in proc.stderr
     assert not (tmp_path / "results.jsonl").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="advisory locks (flock) are POSIX")
+def test_a_second_evaluation_into_a_busy_reports_dir_fails_at_once(tmp_path: Path) -> None:
+    # Regression: two evaluations into one directory both exited 0 and left interleaved
+    # results.jsonl lines and reports listed nowhere (issue 13, item 9). A lock held by a
+    # killed process is released by the kernel, so it is never obeyed after the fact.
+    import fcntl
+
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    reports = tmp_path / "reports"
+    assert evaluate(runs, scenarios, reports).returncode == 0
+    lines = (reports / "results.jsonl").read_bytes()
+    with (reports / "results.jsonl").open("ab") as held:  # as a running evaluation holds it
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        busy = evaluate(runs, scenarios, reports)
+        assert busy.returncode == 3, explain(busy)
+        assert "another evaluation is writing into this reports directory" in busy.stderr
+        assert (reports / "results.jsonl").read_bytes() == lines  # the holder's, untouched
+    assert evaluate(runs, scenarios, reports).returncode == 0  # released: free again

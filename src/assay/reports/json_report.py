@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from types import TracebackType
@@ -47,7 +48,7 @@ class ReportWriter:
         # O_NOFOLLOW: a results.jsonl that is a symbolic link is refused (ELOOP), never followed
         # to truncate a file outside the reports directory.
         path = inside(self.directory, RESULTS_FILE)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
             descriptor = os.open(path, flags, 0o666)
         except OSError as error:
@@ -55,6 +56,12 @@ class ReportWriter:
                 raise OSError(
                     error.errno, "refusing to write through a symbolic link", path
                 ) from None
+            raise
+        try:
+            _lock(descriptor, self._directory_text)
+            os.ftruncate(descriptor, 0)  # only once the directory is this evaluation's
+        except BaseException:
+            os.close(descriptor)
             raise
         self._lines = open(descriptor, "wb", buffering=1 << 17)  # noqa: PTH123
         return self
@@ -97,6 +104,30 @@ class ReportWriter:
         """Write `_aggregate.json`."""
         data = orjson.dumps(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
         write_atomic(inside(self.directory, AGGREGATE_FILE), data)
+
+
+def _lock(descriptor: int, directory: str) -> None:
+    """Take the reports directory for this evaluation by locking its `results.jsonl`, or fail
+    at once if another evaluation has it.
+
+    Two evaluations writing into one directory interleave their results.jsonl lines and leave
+    reports that neither lists. The lock is the kernel's (`flock`) and lasts as long as the
+    file is open: a process that is killed releases it, so a stale lock is never obeyed.
+    Forked workers share it. Where the platform has no such locks, nothing is locked.
+
+    Raises:
+        OSError: EBUSY, another evaluation is writing into the directory.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no advisory locks on this platform
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise OSError(
+            errno.EBUSY, "another evaluation is writing into this reports directory", directory
+        ) from None
 
 
 def render(result: CaseResult) -> tuple[bytes, bytes]:
