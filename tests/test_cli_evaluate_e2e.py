@@ -1301,3 +1301,19 @@ def test_a_second_evaluation_into_a_busy_reports_dir_fails_at_once(tmp_path: Pat
         assert "another evaluation is writing into this reports directory" in busy.stderr
         assert (reports / "results.jsonl").read_bytes() == lines  # the holder's, untouched
     assert evaluate(runs, scenarios, reports).returncode == 0  # released: free again
+
+
+def test_temporaries_a_killed_evaluation_left_are_removed_by_the_next(tmp_path: Path) -> None:
+    # Regression: kill -9 and a full disk left hidden .assay-*.tmp files that later runs into
+    # the directory never removed (issue 13, item 10).
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs"
+    write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / ".assay-4242-7.tmp").write_text("half a report")
+    (reports / "notes.txt").write_text("the user's own file")
+    assert evaluate(runs, scenarios, reports).returncode == 0
+    names = sorted(p.name for p in reports.iterdir())
+    assert names == ["1.json", "_aggregate.json", "notes.txt", "results.jsonl"]

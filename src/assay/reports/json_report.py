@@ -60,6 +60,9 @@ class ReportWriter:
         try:
             _lock(descriptor, self._directory_text)
             os.ftruncate(descriptor, 0)  # only once the directory is this evaluation's
+            # Temporaries an earlier evaluation left when it was killed: no evaluation can be
+            # writing them now that this one holds the directory.
+            remove_temporaries(self.directory)
         except BaseException:
             os.close(descriptor)
             raise
