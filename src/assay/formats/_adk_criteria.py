@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem
+from assay.formats._common import ReadProblem
 
 CONFIG_FILE = "test_config.json"
 """The name ADK looks for beside an eval set."""

@@ -23,24 +23,12 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from assay.formats._common import ReadProblem
+from assay.formats._scenario_trajectory import FIELDS as TRAJECTORY_FIELDS
 from assay.records import Case, Rubric, SuccessCriteria
 from assay.schema.loc import FieldError, Loc, path_text
 
 if TYPE_CHECKING:  # the models import pydantic; a checked scenario brings them along
     from assay.schema.scenario import Criteria
-
-TRAJECTORY_FIELDS = frozenset(
-    {
-        "expected_tools",
-        "expected_trajectory",
-        "expected_turns",
-        "trajectory_mode",
-        "trajectory_args",
-        "trajectory_overrides",
-        "trajectory_threshold",
-    }
-)
-"""Fields whose problems make the trajectory expectation unusable (`Case.trajectory_problem`)."""
 
 EXPECTATION_FIELDS = TRAJECTORY_FIELDS | {
     "success_criteria",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay._jsonable import json_type
-from assay.formats.assetopsbench import ReadProblem
+from assay.formats._common import ReadProblem
 from assay.records import Case
 
 FIELDS = frozenset(
