@@ -354,3 +354,51 @@ def test_a_judge_given_its_model_by_dash_s_alone_is_built_and_recorded(
             },
         }
     ]
+
+
+def test_a_judge_answering_500_beside_static_json_is_not_a_pass(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt"
+    write_json(runs / "up.json", make_run("up", "7", '{"count": 3}'))
+    write_json(runs / "down.json", make_run("down", "8", '{"pumps": 2}'))
+    write_json(
+        gt / "s.json",
+        [
+            {"id": "7", "text": "How many valves?", "expected_answer": '{"count": 3}'},
+            {"id": "8", "text": "How many pumps?", "expected_answer": '{"pumps": 2}'},
+        ],
+    )
+
+    def judge(request: RecordedRequest) -> Reply:
+        if "pumps" in request.body["messages"][-1]["content"]:
+            return Reply.error(500)  # the judge server fails on this run's question
+        return Reply.ok({"score": 1.0, "passed": True, "rationale": "right"})
+
+    chat_server.handler = judge
+    proc = judge_cli(
+        chat_server, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "out",
+        "--scorer", "static_json", "--scorer", "llm_judge", "--judge-model", JUDGE,
+        "--judge-retries", "0", "--no-cache", "--fail-under", "1.0",
+    )  # fmt: skip
+    assert proc.returncode == 1, explain(proc)
+    assert "partially scored, counted as not passed" in proc.stderr
+    assert [reply.status for reply in chat_server.replies].count(500) == 1
+    report = reports_by_run_id(tmp_path / "out")["down"]
+    assert [part["status"] for part in report["scores"]] == ["scored", "unscored"]
+    assert report["scores"][0]["passed"] is True
+    score = report["score"]
+    assert (score["status"], score["passed"], score["score"]) == ("unscored", None, None)
+    assert score["details"]["reason"] == "partially_scored"
+    assert score["details"]["without_verdict"] == ["llm_judge"]
+    assert score["rationale"].startswith("no verdict from llm_judge: judge call failed")
+    aggregate = read_aggregate(tmp_path / "out")
+    totals = aggregate["totals"]
+    assert (totals["scored"], totals["passed"], totals["unscored"]) == (1, 1, 1)
+    assert totals["partially_scored"] == 1 and totals["pass_rate"] == 0.5
+    assert aggregate["by_scorer"]["llm_judge"]["unscored"] == 1
+    assert aggregate["red_flags"]["figures"]["scenario_pass_rate"] == 0.5
+    summary = {" ".join(line.strip("│ ").split()) for line in proc.stdout.splitlines()}
+    assert "partially scored │ 1" in summary, proc.stdout
+    assert "pass rate (of scored + partially scored) │ 50.0%" in summary, proc.stdout

@@ -15,10 +15,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from assay._jsonable import json_type_phrase
 from assay.schema import SCHEMA_VERSION, assay_version
+
+NOT_APPLICABLE: Final = "not_applicable"
+"""`details["reason"]` of an unscored score whose scenario gives the scorer nothing to check."""
+
+PARTIALLY_SCORED: Final = "partially_scored"
+"""`details["reason"]` of a combined verdict some parts scored and another gave none."""
+
+DOES_NOT_APPLY: Final = frozenset(
+    {
+        # The scenario gives the scorer nothing to check: no expected tools or trajectory, no
+        # success criterion for a rule check, no rubrics, no reference for the judge.
+        NOT_APPLICABLE,
+        # static_json on a scenario that has only a characteristic_form: there is no expected
+        # answer to compare with (a judge scores such scenarios).
+        "no_expected_answer",
+    }
+)
+"""The `details["reason"]` codes of an unscored score that mean "this check does not apply to
+this run": left out of a combined verdict. Every other unscored score is a verdict that could
+not be given and makes a combined verdict partially scored: `no_answer` (the run has no answer
+to check), `no_turns`, `no_usage`, `no_trajectory` and `no_tool_results` (the run records
+nothing the check could read), `not_exercised` (the scenario expects something the run never
+did: a sensitive tool never called, an expected sub-agent idle), `self_judge`, a failed judge
+(`timeout`, `rate_limited`, `http_error`, `invalid_verdict`, `budget`, `cache_miss`…), a
+composite's `no_part_scored` and `no_weight`, and any reason a scorer does not give."""
 
 
 class ScoreStatus(StrEnum):
@@ -28,7 +53,8 @@ class ScoreStatus(StrEnum):
     """A score was given; `value` and `passed` are set."""
 
     UNSCORED = "unscored"
-    """The case could not be scored for a reason outside the scorer (no answer, no judge)."""
+    """The case could not be scored for a reason outside the scorer (no answer, no judge), or
+    only some of several scorers scored it (`details["reason"]` "partially_scored")."""
 
     ERROR = "error"
     """Scoring failed: bad ground truth, a scorer bug, a crashed judge."""
@@ -91,6 +117,24 @@ class Score:
     def error(cls, scorer: str, reason: str, details: dict[str, Any] | None = None) -> Score:
         """A case whose scoring failed, with the reason."""
         return cls(scorer, ScoreStatus.ERROR, None, None, reason, details or {})
+
+    def does_not_apply(self) -> bool:
+        """True for an unscored score whose reason says the check does not apply to the run
+        (a reason in `DOES_NOT_APPLY`); such a score is left out of a combined verdict.
+
+        Example:
+            >>> Score.unscored("trajectory", "no expected tools", {"reason": "not_applicable"}
+            ...                ).does_not_apply()
+            True
+            >>> Score.no_answer("static_json", None).does_not_apply()
+            False
+        """
+        reason = self.details.get("reason")
+        return (
+            self.status is ScoreStatus.UNSCORED
+            and isinstance(reason, str)
+            and reason in DOES_NOT_APPLY
+        )
 
     def to_report(self) -> dict[str, Any]:
         """The `score` object of a per-run report."""
@@ -179,8 +223,12 @@ def combine_scores(parts: list[Score]) -> Score:
     """One verdict for a run several scorers scored.
 
     An errored part makes the verdict an error (a check that could not run cannot be counted
-    as passed or failed); otherwise parts that did not apply (unscored) are left out, and the
-    run passes when every scored part passed, with the mean of their values. When no part
+    as passed or failed). Parts that do not apply to the run (`Score.does_not_apply`) are left
+    out. When every other part scored, the run passes when every one of them passed, with the
+    mean of their values. When some parts scored but another gave no verdict (a judge that
+    failed, a run without an answer), the run is *partially scored*: unscored with
+    `details["reason"] == "partially_scored"`, `value` and `passed` None, and each part's
+    verdict in `details["parts"]`; a missing verdict is never counted as a pass. When no part
     scored, the verdict is unscored.
 
     Example:
@@ -188,6 +236,10 @@ def combine_scores(parts: list[Score]) -> Score:
         ...                            Score.scored("b", 0.5, passed=False, rationale="x")])
         >>> combined.scorer, combined.value, combined.passed, combined.rationale
         ('a+b', 0.75, False, 'b: x')
+        >>> failed = Score.unscored("b", "judge call failed", {"reason": "timeout"})
+        >>> partial = combine_scores([Score.scored("a", 1.0, passed=True), failed])
+        >>> partial.status.value, partial.passed, partial.details["reason"], partial.rationale
+        ('unscored', None, 'partially_scored', 'no verdict from b: judge call failed; a passed')
     """
     name = "+".join(part.scorer for part in parts)
     details: dict[str, Any] = {"scorers": [part.scorer for part in parts]}
@@ -201,11 +253,57 @@ def combine_scores(parts: list[Score]) -> Score:
         reasons = {part.details.get("reason") for part in parts}
         # When every part gives the same reason (no answer, say), it is the run's reason.
         shared = reasons.pop() if len(reasons) == 1 else None
+        if shared is None and all(part.does_not_apply() for part in parts):
+            shared = NOT_APPLICABLE
         return Score.unscored(name, reason, {**details, "reason": shared or "no_part_scored"})
+    missing = [
+        part
+        for part in parts
+        if part.status is ScoreStatus.UNSCORED and not part.does_not_apply()
+    ]
+    if missing:
+        return _partially_scored(name, details, parts, missing)
     failed = [part for part in scored if not part.passed]
     rationale = "; ".join(f"{part.scorer}: {part.rationale}" for part in failed)
     value = sum(part.value or 0.0 for part in scored) / len(scored)
     return Score.scored(name, value, passed=not failed, rationale=rationale, details=details)
+
+
+def _partially_scored(
+    name: str, details: dict[str, Any], parts: list[Score], missing: list[Score]
+) -> Score:
+    """Some parts scored, others gave no verdict: neither passed nor failed."""
+    said = [
+        f"{part.scorer} {'passed' if part.passed else 'failed'}"
+        + ("" if part.passed or not part.rationale else f" ({part.rationale})")
+        for part in parts
+        if part.status is ScoreStatus.SCORED
+    ]
+    rationale = (
+        "; ".join(f"no verdict from {part.scorer}: {part.rationale}" for part in missing)
+        + "; "
+        + ", ".join(said)
+    )
+    listed = [
+        {
+            "scorer": part.scorer,
+            "status": part.status.value,
+            "score": part.value,
+            "passed": part.passed,
+            "reason": part.details.get("reason"),
+        }
+        for part in parts
+    ]
+    return Score.unscored(
+        name,
+        rationale,
+        {
+            **details,
+            "reason": PARTIALLY_SCORED,
+            "without_verdict": [part.scorer for part in missing],
+            "parts": listed,
+        },
+    )
 
 
 @dataclass(slots=True)
@@ -230,7 +328,8 @@ class RunSummary:
     """The aggregate of one evaluation: the content of `_aggregate.json`.
 
     `totals` always satisfies `scored + unscored + errors + skipped == runs_read`, where
-    `runs_read` counts every run record found plus every input that could not be read.
+    `runs_read` counts every run record found plus every input that could not be read;
+    `partially_scored` runs (see `combine_scores`) are among the `unscored` ones.
     """
 
     generated_at: str
@@ -267,7 +366,8 @@ class RunSummary:
 
     @property
     def pass_rate(self) -> float | None:
-        """Passed over scored runs; None when nothing was scored."""
+        """Passed over scored and partially scored runs (`totals["pass_rate"]`, what
+        `--fail-under` checks); None when there are none."""
         rate = self.totals.get("pass_rate")
         return None if rate is None else float(rate)
 

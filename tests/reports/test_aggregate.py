@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.reports.aggregate import SummaryBuilder, _percentile
-from assay.results import CaseResult, NotScored, OpsMetrics, Score
+from assay.results import CaseResult, NotScored, OpsMetrics, Score, combine_scores
 
 
 def result(i: int, score: Score, *, runner: str = "r", duration: float | None = None) -> CaseResult:
@@ -134,3 +134,53 @@ def test_red_flags_that_cannot_be_measured_are_said_so() -> None:
 def test_percentiles_are_those_of_statistics_quantiles(values: list[float], pct: int) -> None:
     expected = statistics.quantiles(values, n=100, method="inclusive")[pct - 1]
     assert _percentile(values, pct) == expected
+
+
+def combined(i: int, parts: list[Score], *, runner: str = "r") -> CaseResult:
+    """A run several scorers scored, as the pipeline records it."""
+    item = result(i, combine_scores(parts), runner=runner)
+    item.scores = parts
+    return item
+
+
+def test_partially_scored_runs_are_counted_apart_and_not_as_passed() -> None:
+    static_pass = Score.scored("static_json", 1.0, passed=True)
+    judge_pass = Score.scored("llm_judge", 1.0, passed=True)
+    judge_down = Score.unscored("llm_judge", "judge call failed", {"reason": "http_error"})
+    builder = SummaryBuilder()
+    builder.add_result(combined(1, [static_pass, judge_pass], runner="a"))
+    builder.add_result(combined(2, [static_pass, judge_down], runner="a"))
+    builder.add_result(combined(3, [static_pass, judge_down], runner="b"))
+    builder.add_result(combined(4, [Score.no_answer("static_json", None), judge_pass]))
+    builder.add_not_scored(NotScored("unreadable", "invalid JSON", source="x.json"))
+    summary = builder.finish()
+    totals = summary.totals
+    assert (totals["scored"], totals["passed"], totals["failed"]) == (1, 1, 0)
+    assert (totals["unscored"], totals["partially_scored"], totals["no_answer"]) == (3, 3, 1)
+    assert totals["scored"] + totals["unscored"] + totals["errors"] + totals["skipped"] == (
+        totals["runs_read"]
+    )
+    # Needed a verdict: the scored run and the three partially scored; one passed.
+    assert totals["pass_rate"] == summary.pass_rate == 0.25
+    assert summary.red_flags["figures"]["scenario_pass_rate"] == 0.25
+    group_a = summary.by_runner_model["a | m"]
+    assert (group_a["scored"], group_a["partially_scored"], group_a["pass_rate"]) == (1, 1, 0.5)
+    assert group_a["mean_score"] == 1.0  # over the scored runs only: no missing verdict is a 0
+    assert summary.by_runner_model["b | m"]["pass_rate"] == 0.0
+    assert summary.by_scorer["llm_judge"] == {
+        "scored": 2, "passed": 2, "pass_rate": 1.0, "mean_score": 1.0, "unscored": 2,
+        "partially_scored": 0, "errors": 0,
+    }  # fmt: skip
+    assert summary.worst_failures == []  # a partially scored run is not a failure either
+    listed = summary.not_scored["unscored"]
+    assert [item["run_id"] for item in listed] == ["run2", "run3", "run4"]
+    assert listed[0]["reason"].startswith("no verdict from llm_judge: judge call failed")
+
+
+def test_runs_that_all_got_their_verdicts_keep_the_pass_rate_of_scored_runs() -> None:
+    builder = SummaryBuilder()
+    not_applicable = Score.unscored("max_turns", "no max_turns", {"reason": "not_applicable"})
+    builder.add_result(combined(1, [Score.scored("static_json", 1.0, passed=True), not_applicable]))
+    builder.add_result(result(2, Score.unscored("llm_judge", "down", {"reason": "http_error"})))
+    totals = builder.finish().totals
+    assert (totals["scored"], totals["partially_scored"], totals["pass_rate"]) == (1, 0, 1.0)

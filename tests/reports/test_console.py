@@ -8,7 +8,7 @@ import pytest
 
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.console import print_summary
-from assay.results import CaseResult, NotScored, OpsMetrics, RunSummary, Score
+from assay.results import CaseResult, NotScored, OpsMetrics, RunSummary, Score, combine_scores
 
 
 def test_the_summary_shows_failures_and_inputs_not_scored(
@@ -74,3 +74,23 @@ def test_control_characters_in_data_never_reach_the_terminal(
     out = capsys.readouterr().out
     assert not any(ch in out for ch in "\x1b\x07\r\x9b\udcff")
     assert "a\\x1b[2J\\x07b\\rc\\x9bd\\udcff" in out
+
+
+def test_the_summary_shows_partially_scored_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    builder = SummaryBuilder()
+    judge_down = Score.unscored("llm_judge", "judge call failed", {"reason": "http_error"})
+    for runner, judge in (("agent-a", Score.scored("llm_judge", 1.0, passed=True)),
+                          ("agent-b", judge_down)):  # fmt: skip
+        parts = [Score.scored("static_json", 1.0, passed=True), judge]
+        builder.add_result(
+            CaseResult("1", runner, runner, "m", None, "{}", combine_scores(parts), OpsMetrics(),
+                       scores=parts)
+        )  # fmt: skip
+    print_summary(builder.finish(), Path("reports"))
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.split() == ["│", "partially", "scored", "│", "1", "│"] for line in lines)
+    rate = next(line for line in lines if "pass rate (of" in line)
+    assert "scored + partially scored" in rate and "50.0%" in rate
+    header = next(line for line in lines if "runner" in line and "pass rate" in line)
+    assert "partially scored" in header
+    assert any("no verdict from llm_judge: judge call failed" in line for line in lines)

@@ -58,3 +58,10 @@ def test_assay_schema_prints_each_schema(capsys: pytest.CaptureFixture[str]) -> 
         assert printed == json_schema(name)
     assert json_schema("line")["properties"]["report_file"]["type"] == "string"
     assert "unique_tools" in json_schema("run")["$defs"]["OpsRecord"]["properties"]
+
+
+def test_partially_scored_is_an_optional_count_so_older_reports_still_validate() -> None:
+    defs = json_schema("aggregate")["$defs"]
+    for model in ("Totals", "Group"):
+        assert defs[model]["properties"]["partially_scored"]["minimum"] == 0
+        assert "partially_scored" not in defs[model]["required"]  # added, not required

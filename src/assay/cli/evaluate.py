@@ -110,7 +110,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--fail-under",
         type=_rate,
         metavar="RATE",
-        help="exit with code 1 when the pass rate is below RATE (0..1)",
+        help="exit with code 1 when the pass rate is below RATE (0..1); a partially scored run "
+        "(a scorer gave no verdict while others did) counts as not passed",
     )
     parser.add_argument(
         "--workers",
@@ -553,6 +554,8 @@ def _evaluate_and_report(
         rate = summary.pass_rate
         if rate is None or rate < args.fail_under:
             shown = "n/a" if rate is None else f"{rate:.3f}"
-            error(f"pass rate {shown} is below --fail-under {args.fail_under}")
+            partial = totals.get("partially_scored", 0)
+            note = f" ({partial} partially scored, counted as not passed)" if partial else ""
+            error(f"pass rate {shown} is below --fail-under {args.fail_under}{note}")
             return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK

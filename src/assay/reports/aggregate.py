@@ -18,7 +18,7 @@ from assay.reports.red_flags import (
     RedFlagThresholds,
     red_flags,
 )
-from assay.results import CaseResult, NotScored, RunSummary, Score, ScoreStatus
+from assay.results import PARTIALLY_SCORED, CaseResult, NotScored, RunSummary, Score, ScoreStatus
 
 WORST_KEPT = 10
 """How many failed runs, lowest score first, the summary names."""
@@ -119,10 +119,10 @@ class ResultFigures(NamedTuple):
 
 
 class _Group:
-    __slots__ = ("errors", "passed", "score_sum", "scored", "unscored")
+    __slots__ = ("errors", "partially_scored", "passed", "score_sum", "scored", "unscored")
 
     def __init__(self) -> None:
-        self.scored = self.passed = self.unscored = self.errors = 0
+        self.scored = self.passed = self.unscored = self.partially_scored = self.errors = 0
         self.score_sum = 0.0
 
     def add(self, score: PartFigures) -> None:
@@ -132,6 +132,7 @@ class _Group:
             self.score_sum += score.value or 0.0
         elif score.status is ScoreStatus.UNSCORED:
             self.unscored += 1
+            self.partially_scored += score.reason == PARTIALLY_SCORED
         else:
             self.errors += 1
 
@@ -139,11 +140,23 @@ class _Group:
         return {
             "scored": self.scored,
             "passed": self.passed,
-            "pass_rate": self.passed / self.scored if self.scored else None,
+            "pass_rate": _pass_rate(self.passed, self.scored + self.partially_scored),
             "mean_score": self.score_sum / self.scored if self.scored else None,
             "unscored": self.unscored,
+            "partially_scored": self.partially_scored,
             "errors": self.errors,
         }
+
+
+def _pass_rate(passed: int, judged: int) -> float | None:
+    """Passed over the runs that needed a verdict: the scored ones and the partially scored
+    ones (a verdict a run needed but did not get is not a pass); None when there are none.
+
+    Example:
+        >>> _pass_rate(3, 4), _pass_rate(0, 0)
+        (0.75, None)
+    """
+    return passed / judged if judged else None
 
 
 def _group(groups: dict[str, _Group], key: str) -> _Group:
@@ -193,6 +206,7 @@ class SummaryBuilder:
         }
         self._scenarios_loaded = 0
         self._no_answer = 0
+        self._partially_scored = 0
         self._worst: list[tuple[float, int, dict[str, Any]]] = []
         self._failures_seen = 0
 
@@ -231,7 +245,12 @@ class SummaryBuilder:
                 self._note_failure(result, report_file)
         else:
             kind = "unscored" if status is ScoreStatus.UNSCORED else "errors"
-            self._no_answer += score.reason == "no_answer"
+            if status is ScoreStatus.UNSCORED:
+                self._partially_scored += score.reason == PARTIALLY_SCORED
+                # A run without an answer is counted so, whatever its other scorers made of it.
+                self._no_answer += any(part.reason == "no_answer" for part in result.parts)
+            else:
+                self._no_answer += score.reason == "no_answer"
             self._not_scored[kind].append(
                 {
                     "run_id": result.run_id,
@@ -340,8 +359,9 @@ class SummaryBuilder:
             "scored": scored,
             "passed": self._passed,
             "failed": scored - self._passed,
-            "pass_rate": self._passed / scored if scored else None,
+            "pass_rate": _pass_rate(self._passed, scored + self._partially_scored),
             "unscored": unscored,
+            "partially_scored": self._partially_scored,
             "no_answer": self._no_answer,
             "errors": errors,
             "skipped": skipped,

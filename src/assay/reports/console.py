@@ -139,12 +139,18 @@ def _print_summary(
     table.add_row("scored", str(totals["scored"]))
     table.add_row("  passed", str(totals["passed"]))
     table.add_row("  failed", str(totals["failed"]))
-    table.add_row("pass rate (of scored)", "n/a" if rate is None else f"{rate:.1%}")
+    partial = totals.get("partially_scored", 0)
+    table.add_row(
+        "pass rate (of scored + partially scored)" if partial else "pass rate (of scored)",
+        "n/a" if rate is None else f"{rate:.1%}",
+    )
     table.add_row(
         "unscored",
         f"{totals['unscored']}"
         + (f" ({totals['no_answer']} without an answer)" if totals["no_answer"] else ""),
     )
+    if partial:  # some scorers gave a verdict, another none: not a pass
+        table.add_row("  partially scored", str(partial))
     table.add_row("errors", str(totals["errors"]))
     table.add_row("skipped: unreadable", str(totals["unreadable"]))
     table.add_row("skipped: no scenario", str(totals["no_scenario"]))
@@ -155,16 +161,20 @@ def _print_summary(
 
     if len(summary.by_runner_model) > 1:
         breakdown = Table(title="by runner and model", title_justify="left")
-        for column in ("runner", "model", "scored", "passed", "pass rate", "mean score"):
+        columns = ["runner", "model", "scored", "passed", "pass rate", "mean score"]
+        if partial:
+            columns.insert(3, "partially scored")
+        for column in columns:
             breakdown.add_column(
                 column, justify="left" if column in ("runner", "model") else "right"
             )
         for key, group in summary.by_runner_model.items():
             runner, _, model = key.partition(" | ")
+            row: list[str | Text] = [cell(runner), cell(model), str(group["scored"])]
+            if partial:
+                row.append(str(group.get("partially_scored", 0)))
             breakdown.add_row(
-                cell(runner),
-                cell(model),
-                str(group["scored"]),
+                *row,
                 str(group["passed"]),
                 "n/a" if group["pass_rate"] is None else f"{group['pass_rate']:.1%}",
                 "n/a" if group["mean_score"] is None else f"{group['mean_score']:.3f}",

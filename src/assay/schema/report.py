@@ -40,8 +40,9 @@ class ScoreRecord(_Record):
 
     status: Literal["scored", "unscored", "error"]
     """`scored`: `score` and `passed` are set. `unscored`: the run could not be scored (no
-    answer, nothing to check, a judge that gave no verdict). `error`: scoring failed (bad
-    ground truth, a scorer bug)."""
+    answer, nothing to check, a judge that gave no verdict; `details.reason` is
+    `partially_scored` when some of several scorers scored it and another gave none).
+    `error`: scoring failed (bad ground truth, a scorer bug)."""
 
     passed: bool | None
     """Pass or fail when scored, else null."""
@@ -106,8 +107,12 @@ class Group(_Record):
     scored: int = Field(ge=0)
     passed: int = Field(ge=0)
     pass_rate: float | None
+    """Passed over scored plus partially scored; null when there are none."""
     mean_score: float | None
+    """Mean score of the scored runs; null when none was scored."""
     unscored: int = Field(ge=0)
+    partially_scored: int = Field(default=0, ge=0)
+    """Of `unscored`: runs some scorers scored while another gave no verdict."""
     errors: int = Field(ge=0)
 
 
@@ -119,9 +124,14 @@ class Totals(_Record):
     passed: int = Field(ge=0)
     failed: int = Field(ge=0)
     pass_rate: float | None
-    """Passed over scored; null when nothing was scored."""
+    """Passed over `scored + partially_scored` (a run that did not get every verdict it
+    needed is not a pass; `--fail-under` checks this rate); null when both are 0."""
     unscored: int = Field(ge=0)
+    partially_scored: int = Field(default=0, ge=0)
+    """Of `unscored`: runs some scorers scored while another gave no verdict (a judge that
+    failed, say); neither passed nor failed, and counted in the pass rate as not passed."""
     no_answer: int = Field(ge=0)
+    """Of `unscored`: runs a scorer found without an answer (partially scored ones too)."""
     errors: int = Field(ge=0)
     skipped: int = Field(ge=0)
     """Inputs that never reached a scorer: `unreadable + no_scenario`."""
