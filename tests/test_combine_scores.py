@@ -33,6 +33,7 @@ NO_VERDICT = frozenset(
         "judge_failed",
         "no_part_scored",
         "no_weight",
+        "partially_scored",
     }
 )
 """The unscored reason codes the scorers give that mean "no verdict could be given"."""
@@ -117,7 +118,6 @@ def test_no_part_scored_stays_unscored_with_the_shared_reason() -> None:
 
 
 def test_only_the_not_applicable_codes_do_not_apply() -> None:
-    assert _runs.NOT_APPLICABLE == NOT_APPLICABLE
     assert sorted(DOES_NOT_APPLY) == ["no_expected_answer", "not_applicable"]
     assert not DOES_NOT_APPLY & NO_VERDICT
     assert not Score.unscored("plugin", "something went wrong").does_not_apply()

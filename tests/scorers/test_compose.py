@@ -161,3 +161,28 @@ def test_composite_rejects_bad_configuration(
 ) -> None:
     with pytest.raises(error):
         create_scorer("composite", **options)
+
+
+@register_scorer("test_compose_no_verdict")
+def _no_verdict() -> Scorer:
+    def score(case: Case, run: Trajectory) -> Score:
+        return Score.unscored("test_compose_no_verdict", "judge timed out", {"reason": "timeout"})
+
+    return score
+
+
+def test_composite_part_without_verdict_is_partially_scored() -> None:
+    # A judge that failed beside a passing part: the composite cannot claim a pass, in any
+    # mode, and gives no value computed from the parts that happened to score.
+    parts = ["test_compose_no_verdict", "response_contains", "routing"]
+    for mode in ("all", "any", "weighted"):
+        scorer = create_scorer("composite", scorers=parts, mode=mode)
+        result = scorer(SCENARIO, run_of("nope" if mode == "any" else "refund"))
+        assert result.status is ScoreStatus.UNSCORED, (mode, result.rationale)
+        assert result.details["reason"] == "partially_scored" and result.value is None
+        assert "no verdict from test_compose_no_verdict (judge timed out)" in result.rationale
+    # The parts that score decide alone: a failure under all, a pass under any.
+    all_mode = create_scorer("composite", scorers=parts)
+    assert_scored(all_mode(SCENARIO, run_of("nope")), False)
+    any_mode = create_scorer("composite", scorers=parts, mode="any")
+    assert_scored(any_mode(SCENARIO, run_of("refund")), True)

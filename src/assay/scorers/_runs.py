@@ -14,10 +14,7 @@ from typing import Any
 import orjson
 
 from assay.records import Case, Message, Step, Trajectory
-from assay.results import Score
-
-NOT_APPLICABLE = "not_applicable"
-"""`details["reason"]` of a score the scenario gave nothing to check for."""
+from assay.results import NOT_APPLICABLE, Score
 
 _MAX_JSON_TEXT = 1_000_000  # results given as JSON text longer than this are not parsed
 

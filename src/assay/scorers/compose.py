@@ -1,9 +1,12 @@
 """`composite`: several registered scorers on one run, combined into one score.
 
-Parts are scorers from the registry, each with its options. A part that is not applicable or
-unscored for a case is left out of the combination (never counted as 0) and named in the
-rationale; the composite is unscored only when no part could score. Every part's score is in
-`details["parts"]`, under its label.
+Parts are scorers from the registry, each with its options. A part that does not apply to a
+case (`Score.does_not_apply`) is left out of the combination (never counted as 0) and named in
+the rationale. A part that should have given a verdict and did not (a judge that failed) leaves
+the composite unscored as *partially scored* (`details["reason"] == "partially_scored"`) unless
+the other parts decide it alone: a failed part under `all`, a passed part under `any`. The
+composite is unscored when no part could score. Every part's score is in `details["parts"]`,
+under its label.
 
 Modes (values combine like fuzzy logic: AND is the minimum, OR the maximum):
 
@@ -36,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from assay.records import Case, Trajectory
-from assay.results import Score, ScoreStatus
-from assay.scorers._runs import NOT_APPLICABLE, check_fraction, listing
+from assay.results import NOT_APPLICABLE, PARTIALLY_SCORED, Score, ScoreStatus
+from assay.scorers._runs import check_fraction, listing
 from assay.scorers.registry import Scorer, create_scorer, register_scorer
 
 __all__ = ["Mode", "Part", "PartSpec", "build_parts", "combine", "composite", "run_part"]
@@ -227,10 +230,17 @@ def combine(
         return Score.error(name, rationale, {**details, "reason": "part_error"})
     if not scored:
         reason = "no part could be scored" + (": " + _named(unscored) if unscored else "")
-        all_na = all(s.details.get("reason") == NOT_APPLICABLE for _, s in unscored)
+        all_na = all(s.does_not_apply() for _, s in unscored)
         return Score.unscored(
             name, reason, {**details, "reason": NOT_APPLICABLE if all_na else "no_part_scored"}
         )
+    # A part that should have given a verdict and did not (a judge that failed, say) could
+    # have changed the outcome: the composite is neither passed nor failed, and its value is
+    # not computed from the parts that happened to score.
+    missing = [(part, score) for part, score in unscored if not score.does_not_apply()]
+    if missing:
+        rationale = "no verdict from " + _named(missing) + "; scored: " + _named(scored)
+        return Score.unscored(name, rationale, {**details, "reason": PARTIALLY_SCORED})
     if mode == "all":
         rationale = f"all {len(scored)} scored parts passed" + tail
         return Score.scored(name, min(values), passed=True, rationale=rationale, details=details)
