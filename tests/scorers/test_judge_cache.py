@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from assay.models.cache import CachedClient, ResponseCache, cache_file
 from assay.models.types import ChatRequest, ChatResponse, TokenUsage
@@ -115,3 +116,42 @@ def test_another_endpoint_is_another_judge(tmp_path: Path) -> None:
     strict = Model({"score": 0.0, "passed": False, "rationale": "wrong"})
     score = judged_through(path, strict, endpoint="http://strict:8000/v1")
     assert score.passed is False and len(strict.calls) == 1
+
+
+# -- the default client of a judge ------------------------------------------------------------
+
+
+def test_the_default_client_keys_replies_by_the_configured_endpoint(tmp_path: Path) -> None:
+    from assay.scorers._judge_client import default_client_factory
+
+    def client(url: str, cache: str = "read_write") -> CachedClient:
+        make = default_client_factory(
+            "local/judge", cache=cache, cache_dir=tmp_path, env={"LOCAL_BASE_URL": url}
+        )
+        made = make()
+        assert isinstance(made, CachedClient)
+        return made
+
+    assert client("http://gpu-1:8000/v1").endpoint == "http://gpu-1:8000/v1"
+    assert client("http://gpu-2:8000/v1/", cache="replay").endpoint == "http://gpu-2:8000/v1"
+
+
+def test_replay_needs_the_base_url_its_replies_came_from(tmp_path: Path) -> None:
+    from assay.models.types import ModelConfigError
+    from assay.scorers._judge_client import default_client_factory
+
+    with pytest.raises(ModelConfigError, match="LOCAL_BASE_URL"):
+        default_client_factory("local/judge", cache="replay", cache_dir=tmp_path, env={})
+
+
+def test_a_cache_that_cannot_be_written_stops_the_judge_being_built(tmp_path: Path) -> None:
+    from assay.models.cache import CacheError
+    from assay.scorers._judge_client import default_client_factory
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    env = {"LOCAL_BASE_URL": "http://gpu-1:8000/v1"}
+    with pytest.raises(CacheError, match="is not a directory"):
+        default_client_factory("local/judge", cache_dir=blocker, env=env)
+    # Replay only reads: there is nothing to read, so nothing is wrong.
+    default_client_factory("local/judge", cache="replay", cache_dir=blocker, env=env)
