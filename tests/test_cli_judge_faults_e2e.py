@@ -16,7 +16,7 @@ from assay.exit_codes import ExitCode
 from assay.models.cache import CACHE_FILE_NAME
 from chat_server import ChatServer, RecordedRequest, Reply
 from test_cli_evaluate_e2e import explain, read_aggregate, reports_by_run_id
-from test_cli_judge_e2e import JUDGE, evaluate_with_judge, grade, write_inputs
+from test_cli_judge_e2e import JUDGE, evaluate_with_judge, grade, judge_cli, write_inputs
 
 
 def judged(tmp_path: Path, reports: str) -> dict[str, dict[str, object]]:
@@ -166,3 +166,17 @@ def test_a_huge_token_count_with_the_cache_on_keeps_the_verdict(
     assert len(chat_server.requests) == 2  # the second run came from the cache
     usage = read_aggregate(tmp_path / "second")["judge_usage"][JUDGE]
     assert usage["cached_calls"] == 2 and usage["input_tokens"] == 0  # read as unknown
+
+
+def test_a_judge_given_its_model_by_dash_s_alone_checks_its_cache_too(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    runs, gt = write_inputs(tmp_path)
+    (tmp_path / "cache" / CACHE_FILE_NAME).mkdir(parents=True)  # the default, from the env
+    proc = judge_cli(
+        chat_server, tmp_path,
+        "--trajectories", runs, "--scenarios", gt, "--reports-dir", tmp_path / "out",
+        "--scorer", "factuality", "-S", f"factuality.model={JUDGE}",
+    )  # fmt: skip
+    assert proc.returncode == ExitCode.INPUT_ERROR, explain(proc)
+    assert "is a directory" in proc.stderr

@@ -285,10 +285,12 @@ class OpenAICompatibleClient:
 
         Raises:
             BudgetExceeded: the budget is spent; no request was made.
-            ModelRateLimited: every attempt was answered 429.
-            ModelTimeout: the last attempt timed out after the retries ran out.
+            ModelRateLimited: every attempt was answered 429, or the server asked to wait
+                longer than `call_timeout` leaves.
+            ModelTimeout: the last attempt timed out after the retries ran out, or the
+                call's bound ran out during it.
             ModelHTTPError: an error status that is not retried, or connection errors or 5xx
-                until the retries ran out (`status` says which).
+                until the retries or the call's time ran out (`status` says which).
             ModelResponseError: a reply that cannot be used (not JSON, no content, too big).
             ModelConfigError: a cost cap is set but the model has no price.
             ModelError: the request cannot be encoded as JSON.

@@ -137,13 +137,14 @@ class ModelError(Exception):
 
 
 class ModelTimeout(ModelError):  # noqa: N818 (reads as the condition it reports)
-    """Every attempt timed out."""
+    """Every attempt timed out, or the call's time bound ran out during one."""
 
     kind = "timeout"
 
 
 class ModelRateLimited(ModelError):  # noqa: N818
-    """The server kept answering 429 until the retries ran out."""
+    """The server kept answering 429 until the retries ran out, or asked to wait (`Retry-After`)
+    longer than the call's time bound allows."""
 
     kind = "rate_limited"
 
