@@ -450,14 +450,14 @@ class OpenAICompatibleClient:
             raise ModelError(f"{request.model}: the request cannot be sent as JSON: {exc}") from exc
 
     async def _attempt(
-        self, http: httpx.AsyncClient, request: ChatRequest, body: bytes, budget: float
+        self, http: httpx.AsyncClient, request: ChatRequest, body: bytes, seconds: float
     ) -> tuple[str, TokenUsage, str] | _Failure:
-        """One HTTP attempt of at most `budget` seconds: the parsed reply, a failure worth
-        retrying, or a raised error."""
+        """One HTTP attempt of at most `seconds`: the parsed reply, a failure worth retrying,
+        or a raised error."""
         try:
-            status, headers, raw = await self._post(http, body, request.model, budget)
+            status, headers, raw = await self._post(http, body, request.model, seconds)
         except (TimeoutError, httpx.TimeoutException):
-            return _Failure("timeout", f"no reply within {budget:.3g} s")
+            return _Failure("timeout", f"no reply within {seconds:.3g} s")
         except httpx.UnsupportedProtocol as exc:
             raise ModelConfigError(
                 f"{request.model}: cannot call {self._url_for_humans}: {exc}"
@@ -486,12 +486,12 @@ class OpenAICompatibleClient:
         )
 
     async def _post(
-        self, http: httpx.AsyncClient, body: bytes, model: str, budget: float
+        self, http: httpx.AsyncClient, body: bytes, model: str, seconds: float
     ) -> tuple[int, httpx.Headers, bytes]:
-        if budget <= 0:
+        if seconds <= 0:
             raise TimeoutError  # the call's bound ran out before this attempt
         async with (
-            asyncio.timeout(budget),
+            asyncio.timeout(seconds),
             http.stream("POST", self.url, content=body) as reply,
         ):
             chunks: list[bytes] = []
