@@ -263,9 +263,9 @@ def endpoint_id(base_url: str) -> str:
     return urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=netloc)).rstrip("/")
 
 
-def _canonical_request(request: ChatRequest, endpoint: str = "") -> bytes:
+def _canonical_request(request: ChatRequest, endpoint: str = "", *, known: bool = False) -> bytes:
     """Every field of `request`, and the endpoint, as JSON with sorted keys: the bytes the key
-    is a digest of."""
+    is a digest of. `known`: the endpoint is an `endpoint_id` already."""
     payload: dict[str, Any] = {f.name: getattr(request, f.name) for f in fields(request)}
     temperature = payload.get("temperature")
     if temperature is not None:
@@ -275,7 +275,7 @@ def _canonical_request(request: ChatRequest, endpoint: str = "") -> bytes:
             raise ValueError(f"temperature must be a finite number, got {temperature}")
         payload["temperature"] = temperature
     payload["key_version"] = _KEY_VERSION
-    payload["endpoint"] = endpoint_id(endpoint)
+    payload["endpoint"] = endpoint if known else endpoint_id(endpoint)
     try:
         return orjson.dumps(payload, default=_plain, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError as exc:
@@ -307,6 +307,11 @@ def request_key(request: ChatRequest, endpoint: str = "") -> str:
         False
     """
     return hashlib.sha256(_canonical_request(request, endpoint)).hexdigest()
+
+
+def _key(request: ChatRequest, endpoint: str) -> str:
+    """`request_key` for an endpoint that is an `endpoint_id` already (a cache hit is fast)."""
+    return hashlib.sha256(_canonical_request(request, endpoint, known=True)).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -900,7 +905,7 @@ class CachedClient:
         """
         if self.mode == "off":
             return await self._send(request)
-        key = request_key(request, self.endpoint)
+        key = _key(request, self.endpoint)
         if self.mode != "refresh":
             # The database work runs in a thread: a busy file must not stall the event loop.
             stored = await asyncio.to_thread(self.cache.get, key)
