@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from assay.exit_codes import ExitCode
-from assay.models.cache import CACHE_FILE_NAME
+from assay.models.cache import CACHE_FILE_NAME, ResponseCache, request_key
+from assay.models.types import ChatRequest, ChatResponse
 from chat_server import ChatServer, RecordedRequest, Reply
 from test_cli_evaluate_e2e import explain, read_aggregate, reports_by_run_id
 from test_cli_judge_e2e import JUDGE, evaluate_with_judge, grade, judge_cli, write_inputs
@@ -117,6 +118,15 @@ def _another_programs_database(path: Path) -> None:
     conn.close()
 
 
+def _a_cache_with_a_trigger(path: Path) -> None:
+    with ResponseCache(path) as cache:
+        request = ChatRequest("local/judge-1", ({"role": "user", "content": "q"},))
+        cache.put(request_key(request), request, ChatResponse("r"))
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TRIGGER spy AFTER INSERT ON responses BEGIN SELECT 1; END")
+    conn.close()
+
+
 def _a_file_where_the_directory_should_be(path: Path) -> None:
     path.parent.parent.mkdir(parents=True, exist_ok=True)
     path.parent.write_text("a file, so nothing can be written below it")
@@ -128,6 +138,7 @@ def _a_file_where_the_directory_should_be(path: Path) -> None:
         (_a_directory, "is a directory"),
         (_notes, "not a valid assay cache"),
         (_another_programs_database, "not an assay cache"),
+        (_a_cache_with_a_trigger, "trigger 'spy'"),
         (_a_file_where_the_directory_should_be, "not a directory"),
     ],
 )
