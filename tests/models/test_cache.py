@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
+import json
 import os
 import sqlite3
 import subprocess
@@ -102,11 +104,11 @@ KEY_SCRIPT = textwrap.dedent(
         seed=7,
         sample=3,
     )
-    print(request_key(request))
+    print(request_key(request, "http://vllm.local:8000/v1"))
     """
 )
 
-GOLDEN_KEY = "51b1e5c39abf95a43ebebf17e61093d42532c20130f9e8a7c9b2745188b7e306"
+GOLDEN_KEY = "25f562f0b6048cfabadbfb9bd37cf7b5829018e98fafd197496b6efc3ad83737"
 
 
 def _key_in_subprocess(hash_seed: str) -> str:
@@ -124,8 +126,8 @@ def _key_in_subprocess(hash_seed: str) -> str:
 
 def test_key_is_the_same_in_other_processes() -> None:
     namespace: dict[str, Any] = {}
-    exec(KEY_SCRIPT.replace("print(request_key(request))", ""), namespace)
-    here = request_key(namespace["request"])
+    exec(KEY_SCRIPT.replace("print(", "key = ("), namespace)
+    here = namespace["key"]
     assert _key_in_subprocess("1") == here
     assert _key_in_subprocess("12345") == here
     assert len(here) == 64 and int(here, 16) >= 0
@@ -134,8 +136,8 @@ def test_key_is_the_same_in_other_processes() -> None:
 def test_key_is_pinned() -> None:
     """A change to how keys are derived would silently drop every user's cache: pin one key."""
     namespace: dict[str, Any] = {}
-    exec(KEY_SCRIPT.replace("print(request_key(request))", ""), namespace)
-    assert request_key(namespace["request"]) == GOLDEN_KEY
+    exec(KEY_SCRIPT.replace("print(", "key = ("), namespace)
+    assert namespace["key"] == GOLDEN_KEY
 
 
 BASE = ChatRequest(
@@ -190,6 +192,36 @@ def test_key_ignores_how_the_request_was_built() -> None:
         seed=1,
     )
     assert request_key(rebuilt) == request_key(BASE)
+
+
+def test_the_endpoint_is_part_of_the_key() -> None:
+    """Two servers serving a model of the same name are two judges."""
+    one = request_key(BASE, "http://10.0.0.1:8000/v1")
+    assert one != request_key(BASE, "http://10.0.0.2:8000/v1")
+    assert one != request_key(BASE, "http://10.0.0.1:8001/v1")
+    assert one != request_key(BASE, "http://10.0.0.1:8000/v2")
+    assert one != request_key(BASE)
+    # The same server, written differently: credentials, case, a final slash.
+    assert one == request_key(BASE, " HTTP://user:secret@10.0.0.1:8000/v1/ ")
+    assert request_key(BASE, "https://Api.OpenAI.com/v1") == request_key(
+        BASE, "https://api.openai.com/v1"
+    )
+
+
+def test_credentials_in_the_endpoint_are_not_stored(cache: ResponseCache) -> None:
+    request = ask("q")
+    endpoint = "http://judge:hunter2@127.0.0.1:9/v1"
+    cache.put(request_key(request, endpoint), request, ChatResponse("r"), endpoint=endpoint)
+    assert b"hunter2" not in cache.path.read_bytes() + _wal(cache.path)
+    with sqlite3.connect(cache.path) as conn:
+        [stored] = conn.execute("SELECT request FROM responses").fetchone()
+    conn.close()
+    assert '"endpoint":"http://127.0.0.1:9/v1"' in stored
+
+
+def _wal(path: Path) -> bytes:
+    wal = path.with_name(path.name + "-wal")
+    return wal.read_bytes() if wal.exists() else b""
 
 
 def test_key_refuses_what_json_cannot_hold() -> None:
@@ -499,6 +531,109 @@ def test_an_empty_file_becomes_a_cache(tmp_path: Path) -> None:
         assert cache.stats().entries == 1
 
 
+def _assay_cache_with(path: Path, *statements: str) -> None:
+    """A real cache with one entry, then `statements` run on it by someone else."""
+    with ResponseCache(path) as cache:
+        request = ask("q")
+        cache.put(request_key(request), request, ChatResponse("r"))
+    with sqlite3.connect(path) as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+
+
+def test_a_cache_with_a_trigger_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / CACHE_FILE_NAME
+    _assay_cache_with(
+        path,
+        "CREATE TABLE log (at REAL)",
+        "CREATE TRIGGER spy AFTER INSERT ON responses BEGIN INSERT INTO log VALUES (1); END",
+    )
+    _expect_cache_error(path, "not an assay cache", "trigger 'spy'")
+
+
+def test_a_cache_whose_responses_are_a_view_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / CACHE_FILE_NAME
+    _assay_cache_with(
+        path,
+        "ALTER TABLE responses RENAME TO stored",
+        "CREATE VIEW responses AS SELECT * FROM stored",
+    )
+    _expect_cache_error(path, "damaged: the responses table is missing")
+
+
+def test_an_entry_of_the_wrong_types_is_a_cache_error(tmp_path: Path) -> None:
+    path = tmp_path / CACHE_FILE_NAME
+    request = ask("q")
+    key = request_key(request)
+    _assay_cache_with(
+        path,
+        "UPDATE responses SET text = x'00ff', input_tokens = 'many', output_tokens = 4",
+    )
+    with ResponseCache(path) as cache, pytest.raises(CacheError, match="is not text"):
+        cache.get(key)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE responses SET text = 'fine'")
+    conn.close()
+    with ResponseCache(path) as cache:
+        hit = cache.get(key)
+    assert hit is not None and hit.usage == TokenUsage(0, 4)
+
+
+@pytest.mark.parametrize("huge", [2**64 - 1, 10**12 + 1, -5])
+def test_token_counts_past_the_limit_are_stored_as_unknown(cache: ResponseCache, huge: int) -> None:
+    request = ask("q")
+    key = request_key(request)
+    assert cache.put(key, request, ChatResponse("r", TokenUsage(huge, 3)))
+    assert cache.get(key).usage == TokenUsage(0, 3)  # type: ignore[union-attr]
+
+
+def test_check_makes_nothing_and_accepts_a_place_a_cache_can_go(tmp_path: Path) -> None:
+    ResponseCache(tmp_path / "a" / "b" / CACHE_FILE_NAME).check()
+    assert list(tmp_path.iterdir()) == []
+    path = tmp_path / CACHE_FILE_NAME
+    _assay_cache_with(path)
+    before = path.read_bytes()
+    with ResponseCache(path) as cache:
+        cache.check()
+        cache.check(write=False)
+        assert cache.stats().entries == 1
+    assert path.read_bytes() == before
+
+
+def test_check_refuses_what_a_read_would_not_find(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory should be")
+    nowhere = ResponseCache(blocker / "deeper" / CACHE_FILE_NAME)
+    nowhere.check(write=False)  # nothing to read is fine for reading
+    with pytest.raises(CacheError, match=f"{blocker} is not a directory"):
+        nowhere.check()
+    directory = tmp_path / CACHE_FILE_NAME
+    directory.mkdir()
+    with pytest.raises(CacheError, match="is a directory"):
+        ResponseCache(directory).check(write=False)
+
+
+def test_check_refuses_a_file_it_cannot_write(tmp_path: Path) -> None:
+    path = tmp_path / CACHE_FILE_NAME
+    _assay_cache_with(path)
+    # Root may write any file: the file is opened read-only instead, as SQLite opens a file
+    # it may not write.
+    cache = ResponseCache(f"file:{path}?mode=ro")
+    cache.path = path
+    original = sqlite3.connect
+
+    def read_only(target: Any, **options: Any) -> sqlite3.Connection:
+        return original(f"file:{target}?mode=ro", uri=True, **options)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sqlite3, "connect", read_only)
+        cache.check(write=False)
+        with pytest.raises(CacheError, match="not writable"):
+            cache.check()
+        cache.close()
+
+
 def test_cache_error_is_a_model_error() -> None:
     from assay.models.types import ModelError
 
@@ -510,24 +645,35 @@ def test_cache_error_is_a_model_error() -> None:
 # -- the client ---------------------------------------------------------------------------------
 
 
+async def _kept(client: CachedClient, request: ChatRequest) -> ChatResponse:
+    reply = await client.complete(request)
+    await reply.confirm(True)
+    return reply
+
+
+def kept(client: CachedClient, request: ChatRequest) -> ChatResponse:
+    """`client.complete(request)`, its reply confirmed usable (so that a new one is stored)."""
+    return asyncio.run(_kept(client, request))
+
+
 def test_read_write_calls_once_then_serves_from_the_cache(cache: ResponseCache) -> None:
     inner = FakeClient()
     client = CachedClient(inner, cache)
     request = ask("q")
-    first = asyncio.run(client.complete(request))
-    second = asyncio.run(client.complete(request))
+    first = kept(client, request)
+    second = kept(client, request)
     assert len(inner.calls) == 1
     assert (first.cached, first.attempts, first.cost_usd) == (False, 2, 0.001)
     assert second == dataclasses.replace(
         first, cached=True, latency_ms=0.0, cost_usd=0.0, attempts=0
     )
-    assert (client.hits, client.misses) == (1, 1)
-    asyncio.run(client.complete(ask("q", sample=1)))
+    assert (client.hits, client.misses, client.stored) == (1, 1, 1)
+    kept(client, ask("q", sample=1))
     assert len(inner.calls) == 2, "another sample is another request"
 
 
 def test_replay_serves_hits_and_raises_on_a_miss(cache: ResponseCache) -> None:
-    asyncio.run(CachedClient(FakeClient(), cache).complete(ask("known")))
+    kept(CachedClient(FakeClient(), cache), ask("known"))
     replay = CachedClient(None, cache, mode="replay")
     assert asyncio.run(replay.complete(ask("known"))).cached
     unknown = ask("unknown")
@@ -544,9 +690,9 @@ def test_replay_serves_hits_and_raises_on_a_miss(cache: ResponseCache) -> None:
 def test_refresh_always_asks_and_overwrites(cache: ResponseCache) -> None:
     inner = FakeClient()
     request = ask("q")
-    asyncio.run(CachedClient(inner, cache).complete(request))
+    kept(CachedClient(inner, cache), request)
     refresh = CachedClient(inner, cache, mode="refresh")
-    reply = asyncio.run(refresh.complete(request))
+    reply = kept(refresh, request)
     assert reply.text == "reply 2 to q" and not reply.cached
     assert len(inner.calls) == 2
     assert cache.get(request_key(request)).text == "reply 2 to q"  # type: ignore[union-attr]
@@ -558,12 +704,12 @@ def test_off_neither_reads_nor_writes(tmp_path: Path) -> None:
     inner = FakeClient()
     with ResponseCache(path) as cache:
         client = CachedClient(inner, cache, mode="off")
-        asyncio.run(client.complete(ask("q")))
-        asyncio.run(client.complete(ask("q")))
+        kept(client, ask("q"))
+        kept(client, ask("q"))
     assert len(inner.calls) == 2
     assert not path.exists()
     with ResponseCache(path) as cache:
-        asyncio.run(CachedClient(FakeClient(), cache).complete(ask("q")))
+        kept(CachedClient(FakeClient(), cache), ask("q"))
         off = CachedClient(inner, cache, mode="off")
         assert not asyncio.run(off.complete(ask("q"))).cached
     assert len(inner.calls) == 3
@@ -586,10 +732,101 @@ def test_a_reply_that_cannot_be_stored_is_still_returned(
     blocker.write_text("a file where the cache directory should be")
     cache = ResponseCache(blocker / CACHE_FILE_NAME)
     client = CachedClient(FakeClient(), cache)
-    reply = asyncio.run(client.complete(ask("q")))
+    reply = kept(client, ask("q"))
     assert reply.text == "reply 1 to q"
     assert client.write_errors == 1
     assert "not cached" in caplog.text
+
+
+def test_a_reply_not_confirmed_usable_is_never_stored(cache: ResponseCache) -> None:
+    inner = FakeClient()
+    client = CachedClient(inner, cache)
+
+    async def refused() -> None:
+        reply = await client.complete(ask("q"))
+        await reply.confirm(False)
+
+    asyncio.run(refused())
+    asyncio.run(client.complete(ask("q")))  # never confirmed either way
+    assert cache.stats().entries == 0
+    kept(client, ask("q"))
+    assert len(inner.calls) == 3 and cache.stats().entries == 1
+    assert (client.hits, client.misses, client.stored) == (0, 3, 1)
+
+
+def test_a_cached_reply_confirmed_unusable_is_dropped(cache: ResponseCache) -> None:
+    inner = FakeClient()
+    client = CachedClient(inner, cache)
+    kept(client, ask("q"))
+
+    async def refused() -> ChatResponse:
+        reply = await client.complete(ask("q"))
+        await reply.confirm(False)
+        return reply
+
+    hit = asyncio.run(refused())
+    assert hit.cached and client.dropped == 1
+    assert cache.stats().entries == 0
+    again = kept(client, ask("q"))
+    assert not again.cached and len(inner.calls) == 2
+
+
+def test_a_cached_reply_confirmed_usable_is_left_as_it_was(cache: ResponseCache) -> None:
+    client = CachedClient(FakeClient(), cache)
+    kept(client, ask("q"))
+    with sqlite3.connect(cache.path) as conn:
+        before = conn.execute("SELECT created_at FROM responses").fetchall()
+    conn.close()
+    assert kept(client, ask("q")).cached
+    with sqlite3.connect(cache.path) as conn:
+        assert conn.execute("SELECT created_at FROM responses").fetchall() == before
+    conn.close()
+    assert (client.stored, client.dropped) == (1, 0)
+
+
+def test_discard_leaves_a_reply_stored_meanwhile(cache: ResponseCache) -> None:
+    request = ask("q")
+    key = request_key(request)
+    cache.put(key, request, ChatResponse("new and good"))
+    assert not cache.discard(key, "old and bad")
+    assert cache.get(key).text == "new and good"  # type: ignore[union-attr]
+    assert cache.discard(key, "new and good") and cache.get(key) is None
+
+
+def test_replies_are_kept_per_endpoint(cache: ResponseCache) -> None:
+    inner = FakeClient()
+    here = CachedClient(inner, cache, endpoint="http://10.0.0.1:8000/v1")
+    there = CachedClient(inner, cache, endpoint="http://10.0.0.2:8000/v1")
+    kept(here, ask("q"))
+    assert not kept(there, ask("q")).cached
+    assert kept(here, ask("q")).cached and kept(there, ask("q")).cached
+    assert len(inner.calls) == 2 and cache.stats().entries == 2
+
+
+def test_entries_keyed_the_old_way_miss_cleanly(cache: ResponseCache) -> None:
+    """An entry of key version 1 (no endpoint, and perhaps a failed reply) is never served."""
+    namespace: dict[str, Any] = {}
+    exec(KEY_SCRIPT.replace("print(", "key = ("), namespace)
+    assert _key_version_1(namespace["request"]) == KEY_VERSION_1_GOLDEN, "derived as it was"
+
+    request = ask("q")
+    cache.put(_key_version_1(request), request, ChatResponse("prose from an older assay"))
+    inner = FakeClient()
+    for endpoint in ("", "http://127.0.0.1:8000/v1"):
+        reply = kept(CachedClient(inner, cache, endpoint=endpoint), request)
+        assert not reply.cached and reply.text.startswith("reply")
+    assert cache.stats().entries == 3
+
+
+KEY_VERSION_1_GOLDEN = "51b1e5c39abf95a43ebebf17e61093d42532c20130f9e8a7c9b2745188b7e306"
+"""The key of KEY_SCRIPT's request in key version 1."""
+
+
+def _key_version_1(request: ChatRequest) -> str:
+    payload = {f.name: getattr(request, f.name) for f in dataclasses.fields(request)}
+    payload["key_version"] = 1
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def test_mode_and_client_are_checked(cache: ResponseCache) -> None:
@@ -620,7 +857,7 @@ def test_two_hundred_concurrent_calls(cache: ResponseCache) -> None:
     batch = [*distinct, *distinct]  # every request twice, all at once
 
     async def run_all() -> list[ChatResponse]:
-        return await asyncio.gather(*(client.complete(r) for r in batch))
+        return await asyncio.gather(*(_kept(client, r) for r in batch))
 
     first = asyncio.run(run_all())
     assert 100 <= len(inner.calls) <= 200

@@ -174,3 +174,23 @@ def test_unknown_names_are_attribute_errors() -> None:
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         _ = assay.models.Nope  # type: ignore[attr-defined]
     assert "OpenAICompatibleClient" in dir(assay.models)
+
+
+def test_the_call_bound_is_passed_to_either_client() -> None:
+    env = {"VLLM_BASE_URL": "http://h/v1"}
+    assert client_for("vllm/m", env=env).call_timeout == 180.0
+    assert client_for("vllm/m", env=env, call_timeout=2.0).call_timeout == 2.0
+    assert client_for("litellm/anthropic/x", env={}, call_timeout=3.0).call_timeout == 3.0
+
+
+def test_the_endpoint_is_found_as_the_client_finds_it_but_needs_no_key() -> None:
+    from assay.models import endpoint_for
+
+    env = {"VLLM_BASE_URL": "http://gpu-1:8000/v1", "OPENAI_BASE_URL": " "}
+    assert endpoint_for("vllm/qwen", env=env) == client_for("vllm/qwen", env=env).base_url
+    assert endpoint_for("vllm/qwen", env=env, base_url="http://gpu-2/v1") == "http://gpu-2/v1"
+    assert endpoint_for("openai/gpt-4.1-mini", env=env) == OPENAI_DEFAULT_BASE_URL  # no key
+    assert endpoint_for("litellm/anthropic/x", env={}) == ""
+    assert endpoint_for("litellm/anthropic/x", env={}, base_url="http://p/v1") == "http://p/v1"
+    with pytest.raises(ModelConfigError, match="set LOCAL_BASE_URL"):
+        endpoint_for("local/judge", env={})

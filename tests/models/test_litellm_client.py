@@ -144,3 +144,15 @@ def test_the_real_library_against_the_local_server(chat_server: ChatServer) -> N
     assert response.text == '{"score": 1}'
     assert response.usage.total == 34
     assert chat_server.requests[0].body["model"] == "judge-1"
+
+
+def test_the_whole_call_is_bounded_litellms_own_retries_included() -> None:
+    async def retries_forever(**kwargs: Any) -> Any:
+        await asyncio.Event().wait()  # LiteLLM waiting out a long Retry-After, say
+
+    client = LiteLLMClient(completion=retries_forever, call_timeout=0.2)
+    with pytest.raises(ModelTimeout, match=r"call gave up after .* the 0\.2 s call bound"):
+        ask(client)
+    assert client.usage.for_model(MODEL).errors == {"timeout": 1}
+    with pytest.raises(ValueError, match="call_timeout"):
+        LiteLLMClient(call_timeout=0)

@@ -8,6 +8,7 @@ checks the server's arrival times.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -381,7 +382,8 @@ def test_timeout_then_success(chat_server: ChatServer) -> None:
 def test_timeouts_until_retries_run_out(chat_server: ChatServer) -> None:
     chat_server.default = Reply.ok("late").after(5.0)
     client = client_for_server(chat_server, timeout=0.2, max_retries=1)
-    with pytest.raises(ModelTimeout, match=r"no reply within 0\.2 s, 2 attempts made") as raised:
+    expected = r"timed out on all 2 attempts in [0-9.]+ s.*; last: no reply within 0\.2 s"
+    with pytest.raises(ModelTimeout, match=expected) as raised:
         ask_one(client)
     assert raised.value.kind == "timeout"
     assert len(chat_server.requests) == 2
@@ -408,7 +410,7 @@ def test_the_last_failure_decides_the_error(chat_server: ChatServer) -> None:
 def test_zero_retries_means_one_attempt(chat_server: ChatServer) -> None:
     chat_server.enqueue(Reply.rate_limited(retry_after=1))
     client = client_for_server(chat_server, max_retries=0)
-    with pytest.raises(ModelRateLimited, match="all 1 attempt;"):
+    with pytest.raises(ModelRateLimited, match=r"all 1 attempt in [0-9.]+ s;"):
         ask_one(client)
     assert waits_of(client) == []
     assert len(chat_server.requests) == 1
@@ -546,6 +548,8 @@ def test_a_base_url_must_be_http(url: str) -> None:
     "options",
     [
         {"timeout": 0},
+        {"call_timeout": 0},
+        {"call_timeout": -1.0},
         {"max_retries": -1},
         {"max_concurrency": 0},
         {"backoff_max": -1},
@@ -564,3 +568,115 @@ def test_the_base_url_may_end_with_a_slash_and_hide_its_userinfo() -> None:
     client = OpenAICompatibleClient("https://user:pw@proxy.example/v1/")
     assert client.url == "https://user:pw@proxy.example/v1/chat/completions"
     assert "pw" not in repr(client)
+
+
+# -- the bound on one call -----------------------------------------------------------------
+
+
+def test_a_retry_after_past_the_call_bound_ends_the_call_at_once(chat_server: ChatServer) -> None:
+    chat_server.default = Reply.rate_limited(retry_after=30)
+    client = client_for_server(chat_server, call_timeout=0.5)
+    with pytest.raises(ModelRateLimited) as raised:
+        ask_one(client)
+    message = str(raised.value)
+    assert "call gave up after 1 attempt in" in message
+    assert "the server asked for Retry-After 30 s, more than the" in message
+    assert "s left of the 0.5 s call bound; last: HTTP 429" in message
+    assert waits_of(client) == [], "no wait that could not end in time was begun"
+    assert len(chat_server.requests) == 1
+    assert client.usage.for_model("openai/gpt-4.1-mini").errors == {"rate_limited": 1}
+
+
+def test_retry_after_is_honoured_in_full_within_the_bound(chat_server: ChatServer) -> None:
+    """The fixed 60 s cap is gone: a wait the bound allows is waited as asked."""
+    chat_server.enqueue(Reply.rate_limited(retry_after=120))
+    client = client_for_server(chat_server)
+    assert ask_one(client).attempts == 2
+    assert waits_of(client) == [120.0]
+    chat_server.enqueue(Reply.rate_limited(retry_after=181))
+    late = client_for_server(chat_server)
+    with pytest.raises(ModelRateLimited, match=r"Retry-After 181 s, .* the 180 s call bound"):
+        ask_one(late)
+    assert waits_of(late) == []
+
+
+def test_the_error_says_how_long_the_call_waited(chat_server: ChatServer) -> None:
+    chat_server.enqueue(
+        Reply.rate_limited(retry_after=7), Reply.error(503), Reply.rate_limited(retry_after=2)
+    )
+    client = client_for_server(chat_server, max_retries=2, backoff_base=0.5, jitter=lambda: 1.0)
+    with pytest.raises(ModelRateLimited) as raised:
+        ask_one(client)
+    assert waits_of(client) == [7.0, 1.0]
+    # The injected sleep takes no time: the waits are what was asked, the clock what passed.
+    assert "rate limited on all 3 attempts in " in str(raised.value)
+    assert "(waited 7.0 s on Retry-After, 1.0 s in backoff)" in str(raised.value)
+
+
+def test_the_call_bound_cuts_a_slow_attempt_short(chat_server: ChatServer) -> None:
+    chat_server.default = Reply.ok("late").after(30.0)
+    client = client_for_server(chat_server, timeout=60.0, call_timeout=0.3, max_retries=5)
+    with pytest.raises(ModelTimeout) as raised:
+        ask_one(client)
+    message = str(raised.value)
+    assert "call gave up after 1 attempt in" in message
+    bound = r"no time left of the 0\.3 s call bound; last: no reply within 0\.[0-3]"
+    assert re.search(bound, message)
+    assert len(chat_server.requests) == 1
+
+
+def test_a_call_waiting_to_retry_gives_its_slot_to_others(chat_server: ChatServer) -> None:
+    def reply(recorded: Any) -> Reply:
+        first = recorded.body["messages"][0]["content"] == "A" and not seen
+        seen.append(recorded.body["messages"][0]["content"])
+        return Reply.rate_limited(retry_after=5) if first else Reply.ok("fine")
+
+    seen: list[str] = []
+    chat_server.handler = reply
+    b_done = asyncio.Event()
+
+    async def sleep_until_b_is_done(seconds: float) -> None:
+        # A hang guard only: with the slot held while sleeping, B could never be done.
+        await asyncio.wait_for(b_done.wait(), timeout=30)
+
+    client = client_for_server(chat_server, max_concurrency=1, sleep=sleep_until_b_is_done)
+    a = request(messages=({"role": "user", "content": "A"},))
+    b = request(messages=({"role": "user", "content": "B"},))
+
+    async def go() -> list[ChatResponse]:
+        async def then_done() -> ChatResponse:
+            reply = await client.complete(b)
+            b_done.set()
+            return reply
+
+        async with client:
+            return list(await asyncio.gather(client.complete(a), then_done()))
+
+    first, second = asyncio.run(go())
+    assert (first.attempts, second.attempts) == (2, 1)
+    assert seen == ["A", "B", "A"]
+    assert chat_server.peak_in_flight == 1
+
+
+def test_waiting_for_the_slot_again_counts_against_the_bound(chat_server: ChatServer) -> None:
+    def reply(recorded: Any) -> Reply:
+        if recorded.body["messages"][0]["content"] == "A":
+            return Reply.rate_limited(retry_after=0)
+        return Reply.ok("slow").after(30.0)
+
+    chat_server.handler = reply
+    client = client_for_server(chat_server, max_concurrency=1, timeout=60.0, call_timeout=0.5)
+    a = request(messages=({"role": "user", "content": "A"},))
+    b = request(messages=({"role": "user", "content": "B"},))
+
+    async def go() -> list[Any]:
+        async with client:
+            return list(
+                await asyncio.gather(client.complete(a), client.complete(b), return_exceptions=True)
+            )
+
+    first, second = asyncio.run(go())
+    assert isinstance(first, ModelRateLimited)
+    assert "no time left of the 0.5 s call bound" in str(first)
+    assert isinstance(second, ModelTimeout)
+    assert [r.body["messages"][0]["content"] for r in chat_server.requests] == ["A", "B"]

@@ -188,6 +188,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds per judge call attempt (default 60)",
     )
     judges.add_argument(
+        "--judge-call-timeout",
+        type=_amount,
+        metavar="SECONDS",
+        help="seconds one judge call may take in all, retries and waits included; a call "
+        "that cannot end in time (a longer Retry-After) is unscored at once (default 180)",
+    )
+    judges.add_argument(
         "--judge-retries",
         type=_workers,
         metavar="N",
@@ -436,6 +443,7 @@ def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         ("base_url", args.judge_base_url),
         ("cache_dir", args.cache_dir),
         ("timeout_s", args.judge_timeout),
+        ("call_timeout_s", args.judge_call_timeout),
         ("max_retries", args.judge_retries),
         ("max_concurrency", args.judge_concurrency),
         ("prices", args.judge_prices),
@@ -457,6 +465,35 @@ def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             declared = scorer_info(name)
             options[name] = {k: v for k, v in shared.items() if declared.option(k) is not None}
     return options
+
+
+def _judge_cache_problem(options: dict[str, dict[str, Any]]) -> str | None:
+    """Why the cache of a judge about to be built cannot be used, or None.
+
+    A cache file that is not one, or cannot be written, is an input error found before any
+    run is read, not an unusable scorer.
+    """
+    from assay.models.cache import CACHE_MODES, CacheError, ResponseCache, cache_file
+    from assay.scorers.registry import is_async_scorer
+
+    checked: set[tuple[Path, bool]] = set()
+    for name, chosen in options.items():
+        client = chosen.get("client_options") or {}
+        if not chosen.get("model") or not isinstance(client, dict) or not is_async_scorer(name):
+            continue
+        mode, folder = client.get("cache", "read_write"), client.get("cache_dir")
+        if mode not in CACHE_MODES or mode == "off" or not isinstance(folder, str | Path | None):
+            continue  # the judge itself says what is wrong with these
+        probe = (cache_file(folder), mode != "replay")
+        if probe in checked:
+            continue
+        checked.add(probe)
+        try:
+            with ResponseCache(probe[0]) as cache:
+                cache.check(write=probe[1])
+        except CacheError as exc:
+            return f"judge {exc}"
+    return None
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -500,6 +537,10 @@ def _evaluate_and_report(
         scorer_options = _scorer_options(args)
     except _SettingError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
+    cache_problem = _judge_cache_problem(scorer_options)
+    if cache_problem is not None:
+        error(cache_problem)
+        return ExitCode.INPUT_ERROR
     thresholds = None
     if args.red_flags:
         from assay.reports.red_flags import RedFlagThresholds

@@ -28,7 +28,12 @@ if TYPE_CHECKING:
         default_cache_dir,
         request_key,
     )
-    from assay.models.config import OPENAI_DEFAULT_BASE_URL, client_for, provider_env_names
+    from assay.models.config import (
+        OPENAI_DEFAULT_BASE_URL,
+        client_for,
+        endpoint_for,
+        provider_env_names,
+    )
     from assay.models.openai_compat import RETRY_STATUSES, OpenAICompatibleClient
     from assay.models.types import (
         BudgetExceeded,
@@ -62,6 +67,7 @@ _EXPORTS = {
     "OpenAICompatibleClient": "assay.models.openai_compat",
     "OPENAI_DEFAULT_BASE_URL": "assay.models.config",
     "client_for": "assay.models.config",
+    "endpoint_for": "assay.models.config",
     "provider_env_names": "assay.models.config",
     "Budget": "assay.models.budget",
     "JudgeUsage": "assay.models.budget",
@@ -97,6 +103,7 @@ __all__ = [
     "TokenUsage",
     "client_for",
     "default_cache_dir",
+    "endpoint_for",
     "provider_env_names",
     "request_key",
 ]

@@ -2,12 +2,19 @@
 
 Replies live in one SQLite file (`judge-cache.sqlite3` in the cache directory, see
 `default_cache_dir`), keyed by `request_key`: a digest of every field of the `ChatRequest`,
-the model and the sample index included. `CachedClient` wraps any `ModelClient` with it:
+the model and the sample index included, and of the endpoint (the server's base URL) that
+answered: two servers serving a model of the same name are two different judges.
+`CachedClient` wraps any `ModelClient` with it:
 
 - `read_write` (the default): a stored reply is served without a call; a new one is stored.
 - `replay`: for CI; a request without a stored reply raises `CacheMiss`, no call is made.
 - `refresh`: every request is sent and its reply overwrites the stored one.
 - `off`: the cache is neither read nor written.
+
+Only a reply its user found usable is kept: a new reply is stored when the user calls
+`await reply.confirm(True)` (a judge does once the reply parsed into a verdict), and a stored
+reply confirmed unusable (`confirm(False)`) is dropped, so that a failure is never served
+again.
 
 The file is opened in WAL mode with a busy timeout, so several processes can share it, and
 every operation holds a lock, so many asyncio tasks (and the worker threads they hand the
@@ -29,7 +36,11 @@ Example:
     >>> client = CachedClient(echo, ResponseCache(cache_file(Path(tmp.name))))
     >>> hi = ({"role": "user", "content": "Hi"},)
     >>> request = ChatRequest(model="openai/gpt-4.1-mini", messages=hi)
-    >>> first = asyncio.run(client.complete(request))
+    >>> async def ask_and_keep():
+    ...     reply = await client.complete(request)
+    ...     await reply.confirm(True)  # it was usable: store it
+    ...     return reply
+    >>> first = asyncio.run(ask_and_keep())
     >>> again = asyncio.run(client.complete(request))
     >>> echo.calls, first.cached, again.cached, again.text, again.cost_usd
     (1, False, True, 'OK', 0.0)
@@ -48,16 +59,18 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
+from assay.limits import MAX_TOKEN_COUNT
 from assay.models.types import (
     CacheMiss,
     ChatRequest,
@@ -78,6 +91,7 @@ __all__ = [
     "ResponseCache",
     "cache_file",
     "default_cache_dir",
+    "endpoint_id",
     "request_key",
 ]
 
@@ -93,10 +107,13 @@ _APPLICATION_ID: Final = 0x41535359
 """Written into the SQLite header (`PRAGMA application_id`) so that a file is known to be ours."""
 
 _SCHEMA_VERSION: Final = 1
-"""`PRAGMA user_version` of the layout below; a file with a higher one is left alone."""
+"""`PRAGMA user_version` of the layout below; a file with a higher one is left alone. Keys
+changed (see `_KEY_VERSION`), the table did not: older entries stay readable, and miss."""
 
-_KEY_VERSION: Final = 1
-"""Part of every key: a change to how keys are derived must not serve old replies."""
+_KEY_VERSION: Final = 2
+"""Part of every key: a change to how keys are derived must not serve old replies. Version 2
+added the endpoint; entries of version 1 (keyed by the model name alone, and holding failed
+replies too) are never served again, and `assay cache clear` removes them."""
 
 _COLUMNS: Final = frozenset(
     {
@@ -218,8 +235,37 @@ def _plain(value: object) -> object:
     raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
 
 
-def _canonical_request(request: ChatRequest) -> bytes:
-    """Every field of `request` as JSON with sorted keys: the bytes the key is a digest of."""
+def endpoint_id(base_url: str) -> str:
+    """The endpoint as part of a cache key: the base URL without credentials or a final `/`,
+    its scheme and host in lower case.
+
+    Credentials (`user:password@`) do not change which server answers, and must not be stored
+    in the cache file. An empty base URL (a client whose endpoint is not known) stays empty.
+
+    Example:
+        >>> endpoint_id(" HTTP://me:secret@Judge.example:8000/v1/ ")
+        'http://judge.example:8000/v1'
+        >>> endpoint_id("")
+        ''
+    """
+    text = base_url.strip()
+    try:
+        parts = urlsplit(text)
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        return text.rstrip("/")
+    if host is None:
+        return text.rstrip("/")
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc += f":{port}"
+    return urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=netloc)).rstrip("/")
+
+
+def _canonical_request(request: ChatRequest, endpoint: str = "", *, known: bool = False) -> bytes:
+    """Every field of `request`, and the endpoint, as JSON with sorted keys: the bytes the key
+    is a digest of. `known`: the endpoint is an `endpoint_id` already."""
     payload: dict[str, Any] = {f.name: getattr(request, f.name) for f in fields(request)}
     temperature = payload.get("temperature")
     if temperature is not None:
@@ -229,19 +275,21 @@ def _canonical_request(request: ChatRequest) -> bytes:
             raise ValueError(f"temperature must be a finite number, got {temperature}")
         payload["temperature"] = temperature
     payload["key_version"] = _KEY_VERSION
+    payload["endpoint"] = endpoint if known else endpoint_id(endpoint)
     try:
         return orjson.dumps(payload, default=_plain, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError as exc:
         raise TypeError(f"the request cannot be written as JSON: {exc}") from exc
 
 
-def request_key(request: ChatRequest) -> str:
-    """The cache key of `request`: SHA-256 (hex) of its canonical JSON.
+def request_key(request: ChatRequest, endpoint: str = "") -> str:
+    """The cache key of `request` sent to `endpoint`: SHA-256 (hex) of their canonical JSON.
 
     Every field takes part (model, messages, schema and its name, temperature, max_tokens, seed
-    and the sample index), so requests that differ in any of them get different keys. Mapping
-    keys are sorted, so the order in which a dict was built does not matter; the digest does not
-    depend on the process or the Python version.
+    and the sample index), and the endpoint (`endpoint_id` of the server's base URL), so
+    requests that differ in any of them get different keys. Mapping keys are sorted, so the
+    order in which a dict was built does not matter; the digest does not depend on the process
+    or the Python version.
 
     Raises:
         TypeError: the request holds something JSON cannot represent.
@@ -255,8 +303,15 @@ def request_key(request: ChatRequest) -> str:
         (True, 64)
         >>> request_key(one) == request_key(ChatRequest(one.model, one.messages, sample=1))
         False
+        >>> request_key(one, "http://a:8000/v1") == request_key(one, "http://b:8000/v1")
+        False
     """
-    return hashlib.sha256(_canonical_request(request)).hexdigest()
+    return hashlib.sha256(_canonical_request(request, endpoint)).hexdigest()
+
+
+def _key(request: ChatRequest, endpoint: str) -> str:
+    """`request_key` for an endpoint that is an `endpoint_id` already (a cache hit is fast)."""
+    return hashlib.sha256(_canonical_request(request, endpoint, known=True)).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,10 +422,15 @@ class ResponseCache:
         if row is None:
             return None
         text, input_tokens, output_tokens, response_model = row
+        if not isinstance(text, str):
+            # The table is made NOT NULL TEXT; a file made otherwise is not an assay cache.
+            raise CacheError(
+                self.path, f"damaged: the reply stored under key {key} is not text"
+            )
         return ChatResponse(
-            text=str(text),
-            usage=TokenUsage(int(input_tokens), int(output_tokens)),
-            model=str(response_model),
+            text=text,
+            usage=TokenUsage(_stored_count(input_tokens), _stored_count(output_tokens)),
+            model=response_model if isinstance(response_model, str) else "",
             cost_usd=0.0,
             cached=True,
             latency_ms=0.0,
@@ -378,18 +438,25 @@ class ResponseCache:
         )
 
     def put(
-        self, key: str, request: ChatRequest, response: ChatResponse, *, replace: bool = True
+        self,
+        key: str,
+        request: ChatRequest,
+        response: ChatResponse,
+        *,
+        replace: bool = True,
+        endpoint: str = "",
     ) -> bool:
         """Store `response` as the reply to `request` under `key`.
 
         Creates the directory and the file when they do not exist.
 
         Args:
-            key: normally `request_key(request)`.
+            key: normally `request_key(request, endpoint)`.
             request: stored with the reply (as JSON), and its model for `stats` and `clear`.
             response: its text, usage, model and cost are kept.
             replace: overwrite an entry already stored under `key`; when False, the first
                 stored reply is kept.
+            endpoint: the server that answered, stored with the request.
 
         Returns:
             Whether the entry was written (False only when `replace` is False and the key was
@@ -398,10 +465,10 @@ class ResponseCache:
         row = (
             key,
             request.model,
-            _canonical_request(request).decode(),
+            _canonical_request(request, endpoint).decode(),
             response.text,
-            int(response.usage.input_tokens),
-            int(response.usage.output_tokens),
+            _stored_count(response.usage.input_tokens),
+            _stored_count(response.usage.output_tokens),
             response.model,
             response.cost_usd,
             time.time(),
@@ -411,6 +478,61 @@ class ResponseCache:
             assert conn is not None
             cursor = conn.execute(_REPLACE if replace else _KEEP_FIRST, row)
             return cursor.rowcount > 0
+
+    def discard(self, key: str, text: str) -> bool:
+        """Delete the entry under `key` if it still holds the reply `text`.
+
+        A reply its user found unusable goes; one stored meanwhile in its place stays.
+
+        Returns:
+            Whether an entry was deleted.
+        """
+        with self._lock, self._guard("dropping a reply"):
+            conn = self._connection(create=False)
+            if conn is None:
+                return False
+            cursor = conn.execute("DELETE FROM responses WHERE key = ? AND text = ?", (key, text))
+            return cursor.rowcount > 0
+
+    def check(self, *, write: bool = True) -> None:
+        """Make sure the cache can be used now, rather than fail on every reply later.
+
+        Reads the file's header and layout, as every method does; with `write`, also makes
+        sure it can be written (or, when there is no file yet, made). Nothing is changed or
+        created.
+
+        Raises:
+            CacheError: the file cannot be used, or written.
+
+        Example:
+            >>> import tempfile
+            >>> from pathlib import Path
+            >>> with tempfile.TemporaryDirectory() as tmp:
+            ...     ResponseCache(Path(tmp) / "cache" / CACHE_FILE_NAME).check()
+            ...     blocker = Path(tmp) / "file"
+            ...     _ = blocker.write_text("not a directory")
+            ...     try:
+            ...         ResponseCache(blocker / CACHE_FILE_NAME).check()
+            ...     except CacheError as exc:
+            ...         print(exc.reason.replace(str(blocker), "FILE"))
+            cannot create its directory: FILE is not a directory
+        """
+        with self._lock, self._guard("checking it can be written"):
+            self._connection(create=False)
+            conn = self._conn
+            if not write:
+                return
+            if conn is None:
+                self._check_creatable()
+                return
+            # A write that is rolled back: SQLite opens a file it may not write read-only,
+            # and says so only on the first write.
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                conn.execute(f"PRAGMA user_version = {version}")
+            finally:
+                conn.execute("ROLLBACK")
 
     def stats(self) -> CacheStats:
         """Entries, size, per-model entries and tokens, and the oldest and newest entry."""
@@ -477,6 +599,16 @@ class ResponseCache:
 
     # -- internals; the caller holds the lock ---------------------------------------------
 
+    def _check_creatable(self) -> None:
+        """Raise `CacheError` unless the file could be made where it is to go."""
+        folder = self.path.parent
+        while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise CacheError(self.path, f"cannot create its directory: {folder} is not a directory")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CacheError(self.path, f"cannot create the file: {folder} is not writable")
+
     def _connection(self, *, create: bool) -> sqlite3.Connection | None:
         """The open connection, opening the file if needed; None when there is nothing to read.
 
@@ -500,6 +632,8 @@ class ResponseCache:
                 check_same_thread=False,  # worker threads take turns under self._lock
             )
             try:
+                # Functions in a file's schema (defaults, checks, indexes) run only if harmless.
+                conn.execute("PRAGMA trusted_schema = OFF")
                 # One read transaction: the header and the schema as of the same moment, even
                 # while another process is making the table.
                 conn.execute("BEGIN")
@@ -548,9 +682,24 @@ class ResponseCache:
                 f"written by a newer assay (cache layout {version}, this one reads "
                 f"{_SCHEMA_VERSION}); upgrade assay or use another cache directory",
             )
+        kinds = dict(
+            conn.execute("SELECT name, type FROM sqlite_master WHERE name = 'responses'")
+        )
+        if kinds.get("responses") != "table":
+            raise CacheError(self.path, "damaged: the responses table is missing")
         columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
         if not columns >= _COLUMNS:
-            raise CacheError(self.path, "damaged: the responses table is missing or incomplete")
+            raise CacheError(self.path, "damaged: the responses table is incomplete")
+        # assay makes no triggers or views: SQLite would run them on our reads and writes.
+        extra = conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1"
+        ).fetchone()
+        if extra is not None:
+            raise CacheError(
+                self.path,
+                f"not an assay cache (it holds a {extra[0]} {extra[1]!r}, which assay never "
+                "makes); it was left untouched, use another cache directory",
+            )
         return True
 
     def _initialise(self, conn: sqlite3.Connection) -> None:
@@ -652,6 +801,14 @@ def _describe(exc: sqlite3.Error, doing: str, timeout: float) -> str:
     return f"{doing} failed: {exc}"
 
 
+def _stored_count(value: object) -> int:
+    """A token count as stored or read: past `MAX_TOKEN_COUNT`, negative or not a whole
+    number, it is unknown (0), and cannot overflow SQLite's 64-bit integers."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
+        return value
+    return 0
+
+
 def _when(timestamp: object) -> datetime | None:
     if not isinstance(timestamp, int | float):
         return None
@@ -665,10 +822,14 @@ class CachedClient:
         inner: the client that makes the calls; may be None in `replay` mode only.
         cache: where replies are stored.
         mode: `read_write`, `replay`, `refresh` or `off` (see the module docstring).
+        endpoint: the base URL of the server `inner` asks, part of every key (see
+            `request_key`); "" when it is not known.
 
-    Errors from `inner` propagate and are never stored. Identical requests sent at the same
-    time may all miss and all be sent; the first stored reply is kept (in `refresh` mode the
-    last), so the cache holds one consistent entry either way. A reply that cannot be stored
+    A reply is stored only once its user confirms it usable (`await reply.confirm(True)`);
+    a reply served from the cache and confirmed unusable is dropped from it. Errors from
+    `inner` propagate and are never stored. Identical requests sent at the same time may all
+    miss and all be sent; the first stored reply is kept (in `refresh` mode the last), so the
+    cache holds one consistent entry either way. A reply that cannot be stored or dropped
     (disk full, file locked too long) is still returned; it is logged and counted in
     `write_errors`.
 
@@ -678,7 +839,7 @@ class CachedClient:
         >>> tmp = tempfile.TemporaryDirectory()
         >>> replay = CachedClient(None, ResponseCache(cache_file(Path(tmp.name))), mode="replay")
         >>> hi = ({"role": "user", "content": "Hi"},)
-    >>> request = ChatRequest(model="openai/gpt-4.1-mini", messages=hi)
+        >>> request = ChatRequest(model="openai/gpt-4.1-mini", messages=hi)
         >>> try:
         ...     asyncio.run(replay.complete(request))
         ... except CacheMiss as exc:
@@ -694,6 +855,7 @@ class CachedClient:
         cache: ResponseCache,
         *,
         mode: CacheMode = "read_write",
+        endpoint: str = "",
     ) -> None:
         if mode not in CACHE_MODES:
             raise ValueError(f"unknown cache mode {mode!r}; expected one of {CACHE_MODES}")
@@ -705,12 +867,18 @@ class CachedClient:
         """Where replies are stored."""
         self.mode: CacheMode = mode
         """How the cache is used."""
+        self.endpoint = endpoint_id(endpoint)
+        """The server replies come from, as it takes part in keys."""
         self.hits = 0
         """Requests answered from the cache."""
         self.misses = 0
         """Requests looked up and not found (sent to `inner`, or `CacheMiss` in replay mode)."""
+        self.stored = 0
+        """Replies confirmed usable and stored."""
+        self.dropped = 0
+        """Stored replies confirmed unusable, and deleted."""
         self.write_errors = 0
-        """Replies that could not be stored."""
+        """Replies that could not be stored or dropped."""
 
     def __repr__(self) -> str:
         return f"CachedClient({self.inner!r}, {self.cache!r}, mode={self.mode!r})"
@@ -727,7 +895,8 @@ class CachedClient:
         await self.aclose()
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        """The stored reply to `request`, or `inner`'s (then stored), as the mode says.
+        """The stored reply to `request`, or `inner`'s (stored once confirmed usable), as the
+        mode says.
 
         Raises:
             CacheMiss: replay mode, and no reply is stored for `request`.
@@ -736,13 +905,13 @@ class CachedClient:
         """
         if self.mode == "off":
             return await self._send(request)
-        key = request_key(request)
+        key = _key(request, self.endpoint)
         if self.mode != "refresh":
             # The database work runs in a thread: a busy file must not stall the event loop.
             stored = await asyncio.to_thread(self.cache.get, key)
             if stored is not None:
                 self.hits += 1
-                return stored
+                return replace(stored, on_confirm=self._dropper(request, key, stored.text))
             self.misses += 1
             if self.mode == "replay":
                 raise CacheMiss(
@@ -750,14 +919,55 @@ class CachedClient:
                     f"(key {key}) in {os.fspath(self.cache.path)}"
                 )
         response = await self._send(request)
-        try:
-            await asyncio.to_thread(
-                self.cache.put, key, request, response, replace=self.mode == "refresh"
-            )
-        except CacheError as exc:
-            self.write_errors += 1
-            _log.warning("reply of %s not cached: %s", request.model, exc)
-        return response
+        return replace(response, on_confirm=self._keeper(request, key, response))
+
+    def _keeper(
+        self, request: ChatRequest, key: str, response: ChatResponse
+    ) -> Callable[[bool], Awaitable[None]]:
+        """What confirming a new reply does: store it when usable."""
+        inner_confirm = response.on_confirm
+        response = replace(response, on_confirm=None)
+
+        async def confirm(usable: bool) -> None:
+            if inner_confirm is not None:
+                await inner_confirm(usable)
+            if not usable:
+                return
+            try:
+                await asyncio.to_thread(
+                    self.cache.put,
+                    key,
+                    request,
+                    response,
+                    replace=self.mode == "refresh",
+                    endpoint=self.endpoint,
+                )
+            except CacheError as exc:
+                self.write_errors += 1
+                _log.warning("reply of %s not cached: %s", request.model, exc)
+            else:
+                self.stored += 1
+
+        return confirm
+
+    def _dropper(
+        self, request: ChatRequest, key: str, text: str
+    ) -> Callable[[bool], Awaitable[None]]:
+        """What confirming a stored reply does: drop it when unusable (nothing otherwise,
+        so a hit costs no database work beyond its read)."""
+
+        async def confirm(usable: bool) -> None:
+            if usable:
+                return
+            try:
+                dropped = await asyncio.to_thread(self.cache.discard, key, text)
+            except CacheError as exc:
+                self.write_errors += 1
+                _log.warning("unusable cached reply of %s not dropped: %s", request.model, exc)
+            else:
+                self.dropped += dropped
+
+        return confirm
 
     async def _send(self, request: ChatRequest) -> ChatResponse:
         if self.inner is None:  # only in replay mode, which never gets here

@@ -29,7 +29,7 @@ from assay.models.types import ModelConfigError
 if TYPE_CHECKING:
     from assay.models.litellm_client import LiteLLMClient
 
-__all__ = ["OPENAI_DEFAULT_BASE_URL", "client_for", "provider_env_names"]
+__all__ = ["OPENAI_DEFAULT_BASE_URL", "client_for", "endpoint_for", "provider_env_names"]
 
 OPENAI_DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 """Where `openai/...` models go when `OPENAI_BASE_URL` is not set."""
@@ -81,8 +81,8 @@ def client_for(
         base_url: The server's API root; wins over the environment.
         api_key: The key; wins over the environment.
         env: Where to read variables; `os.environ` when None.
-        **options: Passed to `OpenAICompatibleClient` (`timeout`, `max_retries`,
-            `max_concurrency`, `prices`, `budget`, `usage`, ...).
+        **options: Passed to `OpenAICompatibleClient` (`timeout`, `call_timeout`,
+            `max_retries`, `max_concurrency`, `prices`, `budget`, `usage`, ...).
 
     Returns:
         A client that makes no request until it is asked to complete one.
@@ -107,12 +107,61 @@ or pass base_url=
         # The LiteLLM library, in this process: it reads the provider's own variables.
         from assay.models.litellm_client import LiteLLMClient
 
-        allowed = {"timeout", "max_retries", "max_concurrency", "prices", "budget", "usage"}
+        allowed = {
+            "timeout",
+            "call_timeout",
+            "max_retries",
+            "max_concurrency",
+            "prices",
+            "budget",
+            "usage",
+        }
         return LiteLLMClient(
             api_base=base_url,
             api_key=api_key,
             **{key: value for key, value in options.items() if key in allowed},
         )
+    name, provider, url = _server(model, base_url, environ)
+    key_var = provider_env_names(provider)[1]
+    key = _given(api_key) or _given(environ.get(key_var))
+    if key is None and url.rstrip("/") == OPENAI_DEFAULT_BASE_URL:
+        raise ModelConfigError(
+            f"no API key for {name!r} at {OPENAI_DEFAULT_BASE_URL}: set {key_var}, or pass api_key="
+        )
+    return OpenAICompatibleClient(url, api_key=key, **options)
+
+
+def endpoint_for(
+    model: str, *, base_url: str | None = None, env: Mapping[str, str] | None = None
+) -> str:
+    """The base URL `client_for` would send `model`'s requests to, found the same way but
+    needing no key: what tells one judge server from another (the cache keys on it).
+
+    For `litellm/<model>` it is `base_url`, or "" when LiteLLM picks the provider's own.
+
+    Raises:
+        ModelConfigError: as `client_for`, when no base URL is found.
+
+    Example:
+        >>> endpoint_for("vllm/qwen", env={"VLLM_BASE_URL": "http://gpu-1:8000/v1"})
+        'http://gpu-1:8000/v1'
+        >>> endpoint_for("openai/gpt-4.1-mini", env={})
+        'https://api.openai.com/v1'
+    """
+    environ: Mapping[str, str] = os.environ if env is None else env
+    if model.strip().startswith(LITELLM_PREFIX):
+        return _given(base_url) or ""
+    return _server(model, base_url, environ)[2]
+
+
+def _server(
+    model: str, base_url: str | None, environ: Mapping[str, str]
+) -> tuple[str, str, str]:
+    """`(model name, provider, base URL)` of an OpenAI-compatible `model`.
+
+    Raises:
+        ModelConfigError: a malformed model name, or no base URL for its provider.
+    """
     name = model.strip()
     head, sep, rest = name.partition("/")
     provider = head.strip().lower() if sep else "openai"
@@ -121,9 +170,7 @@ or pass base_url=
             f"model must be 'provider/model' (e.g. 'openai/gpt-4.1-mini'), not {model!r}"
         )
     url_var, key_var = provider_env_names(provider)
-
     url = _given(base_url) or _given(environ.get(url_var))
-    key = _given(api_key) or _given(environ.get(key_var))
     if url is None and provider == "openai":
         url = OPENAI_DEFAULT_BASE_URL
     if url is None:
@@ -131,11 +178,7 @@ or pass base_url=
             f"no base URL for provider {provider!r} (model {name!r}): set {url_var} "
             f"(and {key_var} if the server needs a key), or pass base_url="
         )
-    if key is None and url.rstrip("/") == OPENAI_DEFAULT_BASE_URL:
-        raise ModelConfigError(
-            f"no API key for {name!r} at {OPENAI_DEFAULT_BASE_URL}: set {key_var}, or pass api_key="
-        )
-    return OpenAICompatibleClient(url, api_key=key, **options)
+    return name, provider, url
 
 
 def _given(value: str | None) -> str | None:

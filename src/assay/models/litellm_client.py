@@ -8,7 +8,8 @@ and is reached over HTTP as `litellm_proxy/<model>` instead.
 
 LiteLLM makes the call and its own retries; this client keeps to the same contract as the
 HTTP client: a per-model concurrency cap, the evaluation's budget, usage and cost accounting,
-and every failure turned into a `ModelError` of the right kind.
+a bound on the whole call (`call_timeout`, LiteLLM's retries and waits included), and every
+failure turned into a `ModelError` of the right kind.
 
 Example:
     >>> import asyncio
@@ -34,7 +35,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from importlib import import_module
 from typing import Any
 
-from assay.limits import MAX_TOKEN_COUNT
+from assay.limits import JUDGE_CALL_TIMEOUT_S, MAX_TOKEN_COUNT
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.pricing import estimate_cost_usd
 from assay.models.types import (
@@ -81,6 +82,7 @@ class LiteLLMClient:
         api_base: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
+        call_timeout: float | None = JUDGE_CALL_TIMEOUT_S,
         max_retries: int = 4,
         max_concurrency: int = 8,
         prices: Mapping[str, tuple[float, float]] | None = None,
@@ -90,6 +92,8 @@ class LiteLLMClient:
     ) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
+        if call_timeout is not None and not call_timeout > 0:
+            raise ValueError(f"call_timeout must be > 0 seconds, not {call_timeout}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, not {max_retries}")
         if max_concurrency < 1:
@@ -97,6 +101,7 @@ class LiteLLMClient:
         self.api_base = api_base
         self._api_key = api_key
         self.timeout = float(timeout)
+        self.call_timeout = None if call_timeout is None else float(call_timeout)
         self.max_retries = max_retries
         self.max_concurrency = max_concurrency
         self.prices = prices
@@ -121,7 +126,14 @@ class LiteLLMClient:
                 self.budget.check()  # it may have run out while this call waited
             started = time.perf_counter()
             try:
-                reply = await completion(**self._arguments(request))
+                try:
+                    async with asyncio.timeout(self.call_timeout):
+                        reply = await completion(**self._arguments(request))
+                except TimeoutError:
+                    raise ModelTimeout(
+                        f"{model}: call gave up after {time.perf_counter() - started:.1f} s: "
+                        f"no time left of the {self.call_timeout:g} s call bound"
+                    ) from None
                 text, usage, served_by = _read(model, reply)
             except ModelError as err:
                 self.usage.record_error(model, err, 1)

@@ -6,10 +6,13 @@ a judge's calls within limits and turns every failure into a `ModelError`:
 
 - at most `max_concurrency` requests in flight per model (an `asyncio.Semaphore` per model,
   apart from anything an agent uses), all over one `httpx.AsyncClient` whose connections are
-  kept alive between calls;
+  kept alive between calls; a call waiting before a retry gives its slot to others;
 - each attempt bounded by `timeout` seconds, at most `max_retries` retries, with capped
   exponential backoff and full jitter, honouring `Retry-After`, on 429, 500, 502, 503, 504,
   timeouts and connection errors; any other error status fails at once;
+- the whole call, attempts and waits included, bounded by `call_timeout` seconds: a wait that
+  would outlast it (a long `Retry-After`) ends the call at once, and the error says how many
+  attempts were made in how long, and how much of it was spent waiting;
 - token usage and estimated cost on every reply, counted in a shared `JudgeUsage` and, when
   given, a `Budget` that stops new calls once it is spent.
 
@@ -19,7 +22,7 @@ Example:
     >>> client = OpenAICompatibleClient("http://127.0.0.1:8000/v1", api_key="sk-secret")
     >>> client
     OpenAICompatibleClient(base_url='http://127.0.0.1:8000/v1', api_key=<set>, timeout=60.0, \
-max_retries=4, max_concurrency=8)
+max_retries=4, call_timeout=180.0, max_concurrency=8)
     >>> "sk-secret" in repr(client)
     False
 """
@@ -41,7 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
-from assay.limits import MAX_TOKEN_COUNT
+from assay.limits import JUDGE_CALL_TIMEOUT_S, MAX_TOKEN_COUNT
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 from assay.models.types import (
@@ -56,10 +59,13 @@ from assay.models.types import (
     TokenUsage,
 )
 
-__all__ = ["RETRY_STATUSES", "OpenAICompatibleClient"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "RETRY_STATUSES", "OpenAICompatibleClient"]
 
 RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
 """HTTP statuses that are retried; any other error status fails at once."""
+
+DEFAULT_CALL_TIMEOUT: Final = JUDGE_CALL_TIMEOUT_S
+"""Seconds one call may take in all, attempts and waits included, unless told otherwise."""
 
 _EXCERPT_CHARS = 300
 # Past this many doublings the backoff is at its cap anyway; it keeps 2**n a small float.
@@ -70,6 +76,32 @@ Sleep = Callable[[float], Awaitable[None]]
 
 Jitter = Callable[[], float]
 """Source of jitter: a number in [0, 1), `random.random` unless a test injects another."""
+
+
+@dataclass(slots=True)
+class _CallLog:
+    """How one call went so far: its attempts, and the time spent waiting between them."""
+
+    started: float
+    """`time.perf_counter()` when the call got its slot for the first attempt."""
+    attempts: int = 0
+    retry_after_waits: float = 0.0
+    """Seconds waited because the server asked to (`Retry-After`)."""
+    backoff_waits: float = 0.0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def summary(self) -> str:
+        """E.g. `3 attempts in 61.2 s (waited 60.0 s on Retry-After)`."""
+        tries = f"{self.attempts} attempt{'s' if self.attempts != 1 else ''}"
+        waits = []
+        if self.retry_after_waits:
+            waits.append(f"{self.retry_after_waits:.1f} s on Retry-After")
+        if self.backoff_waits:
+            waits.append(f"{self.backoff_waits:.1f} s in backoff")
+        waited = f" (waited {', '.join(waits)})" if waits else ""
+        return f"{tries} in {self.elapsed():.1f} s{waited}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,14 +132,18 @@ class OpenAICompatibleClient:
         api_key: Sent as `Authorization: Bearer <key>` when given; never shown in a repr or an
             error message.
         timeout: Seconds one attempt may take in all (connecting, sending, waiting, reading).
+        call_timeout: Seconds one call may take in all, from the moment it got its slot:
+            attempts, waits between them and waits for the slot again included; None for no
+            bound. A wait that would outlast it ends the call at once.
         max_retries: Retries after the first attempt (so at most `max_retries + 1` requests).
         backoff_base: Seconds the first backoff may last; doubled on each further retry.
         backoff_max: Cap in seconds on one backoff wait. Waits are drawn uniformly from zero to
             the capped exponential ("full jitter").
         retry_after_max: Cap in seconds on a wait the server asks for with `Retry-After`
-            (seconds or an HTTP date) or `retry-after-ms`.
-        max_concurrency: Requests in flight at once per model. The slot is held across a
-            call's retries and backoff waits, so a rate-limited server is not hit harder.
+            (seconds or an HTTP date) or `retry-after-ms`; None (the default) for none but
+            `call_timeout`.
+        max_concurrency: Requests in flight at once per model. A call gives its slot up
+            while it waits before a retry, so that other calls go on, and waits for one again.
         prices: USD per million (input, output) tokens, merged over `PRICES_PER_MILLION`;
             keys are normalised with `model_price_key`.
         budget: Caps shared by every call of an evaluation; None for no caps.
@@ -137,10 +173,11 @@ class OpenAICompatibleClient:
         *,
         api_key: str | None = None,
         timeout: float = 60.0,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         max_retries: int = 4,
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
-        retry_after_max: float = 60.0,
+        retry_after_max: float | None = None,
         max_concurrency: int = 8,
         prices: Mapping[str, tuple[float, float]] | None = None,
         budget: Budget | None = None,
@@ -158,11 +195,13 @@ class OpenAICompatibleClient:
             )
         if not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
+        if call_timeout is not None and not call_timeout > 0:
+            raise ValueError(f"call_timeout must be > 0 seconds, not {call_timeout}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, not {max_retries}")
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, not {max_concurrency}")
-        if backoff_base < 0 or backoff_max < 0 or retry_after_max < 0:
+        if backoff_base < 0 or backoff_max < 0 or (retry_after_max or 0) < 0:
             raise ValueError("backoff_base, backoff_max and retry_after_max must be >= 0")
         if max_response_bytes < 1:
             raise ValueError(f"max_response_bytes must be >= 1, not {max_response_bytes}")
@@ -173,6 +212,8 @@ class OpenAICompatibleClient:
         """The endpoint every request is posted to."""
         self.timeout = float(timeout)
         """Seconds one attempt may take."""
+        self.call_timeout = None if call_timeout is None else float(call_timeout)
+        """Seconds one call may take in all, or None."""
         self.max_retries = max_retries
         """Retries after the first attempt."""
         self.backoff_base = backoff_base
@@ -180,7 +221,7 @@ class OpenAICompatibleClient:
         self.backoff_max = backoff_max
         """Cap on one backoff wait."""
         self.retry_after_max = retry_after_max
-        """Cap on a wait asked for by `Retry-After`."""
+        """Cap on a wait asked for by `Retry-After`, or None."""
         self.max_concurrency = max_concurrency
         """Requests in flight at once per model."""
         self.max_response_bytes = max_response_bytes
@@ -211,7 +252,7 @@ class OpenAICompatibleClient:
         return (
             f"{type(self).__name__}(base_url={_hide_userinfo(self.base_url)!r}, api_key={key}, "
             f"timeout={self.timeout}, max_retries={self.max_retries}, "
-            f"max_concurrency={self.max_concurrency})"
+            f"call_timeout={self.call_timeout}, max_concurrency={self.max_concurrency})"
         )
 
     async def __aenter__(self) -> OpenAICompatibleClient:
@@ -244,10 +285,12 @@ class OpenAICompatibleClient:
 
         Raises:
             BudgetExceeded: the budget is spent; no request was made.
-            ModelRateLimited: every attempt was answered 429.
-            ModelTimeout: the last attempt timed out after the retries ran out.
+            ModelRateLimited: every attempt was answered 429, or the server asked to wait
+                longer than `call_timeout` leaves.
+            ModelTimeout: the last attempt timed out after the retries ran out, or the
+                call's bound ran out during it.
             ModelHTTPError: an error status that is not retried, or connection errors or 5xx
-                until the retries ran out (`status` says which).
+                until the retries or the call's time ran out (`status` says which).
             ModelResponseError: a reply that cannot be used (not JSON, no content, too big).
             ModelConfigError: a cost cap is set but the model has no price.
             ModelError: the request cannot be encoded as JSON.
@@ -260,25 +303,32 @@ class OpenAICompatibleClient:
         slot = self._slots.get(model)
         if slot is None:
             slot = self._slots[model] = asyncio.Semaphore(self.max_concurrency)
-        async with slot:
+        # Waiting in line for the first attempt is not part of the call's time.
+        await slot.acquire()
+        held = True
+        try:
             # The budget may have run out while this call waited for its slot.
             self._admit(request)
-            started = time.perf_counter()
-            attempts = 0
+            log = _CallLog(time.perf_counter())
             try:
                 body = self._encode(request)
                 http = self._http or self._open()
                 failure: _Failure | None = None
                 while True:
                     if failure is not None:
-                        await self._sleep(self._backoff(attempts - 1, failure.retry_after))
-                    attempts += 1
-                    sent = await self._attempt(http, request, body)
+                        held = await self._wait_to_retry(slot, model, failure, log)
+                    log.attempts += 1
+                    sent = await self._attempt(
+                        http, request, body, min(self.timeout, self._left(log))
+                    )
                     if not isinstance(sent, _Failure):
                         break
                     failure = sent
-                    if attempts > self.max_retries:
-                        raise self._exhausted(model, failure, attempts)
+                    # The slot goes to other calls while this one waits.
+                    slot.release()
+                    held = False
+                    if log.attempts > self.max_retries:
+                        raise self._exhausted(model, failure, log)
                 text, usage, served_by = sent
                 response = ChatResponse(
                     text=text,
@@ -287,17 +337,58 @@ class OpenAICompatibleClient:
                     cost_usd=estimate_cost_usd(
                         model, usage.input_tokens, usage.output_tokens, self.prices
                     ),
-                    latency_ms=(time.perf_counter() - started) * 1000.0,
-                    attempts=attempts,
+                    latency_ms=log.elapsed() * 1000.0,
+                    attempts=log.attempts,
                 )
             except ModelError as err:
-                self.usage.record_error(model, err, attempts)
+                self.usage.record_error(model, err, log.attempts)
                 raise
             # Counted before the slot is released, so the next call in line sees the spend.
             self.usage.record(model, response)
             if self.budget is not None:
                 self.budget.record(response.usage, response.cost_usd)
+        finally:
+            if held:
+                slot.release()
         return response
+
+    def _left(self, log: _CallLog) -> float:
+        """Seconds the call may still take (infinite without a bound)."""
+        if self.call_timeout is None:
+            return math.inf
+        return self.call_timeout - log.elapsed()
+
+    async def _wait_to_retry(
+        self, slot: asyncio.Semaphore, model: str, failure: _Failure, log: _CallLog
+    ) -> bool:
+        """Wait before the next attempt, without the slot, then take the slot again.
+
+        Returns:
+            True: the slot is held again.
+
+        Raises:
+            ModelError: the wait, or the wait for the slot, would outlast the call's bound.
+        """
+        wait = self._backoff(log.attempts - 1, failure.retry_after)
+        left = self._left(log)
+        if left <= 0:
+            raise self._gave_up(model, failure, log)
+        if wait >= left:
+            raise self._gave_up(model, failure, log, wait=wait, left=left)
+        await self._sleep(wait)
+        if failure.retry_after is not None:
+            log.retry_after_waits += wait
+        else:
+            log.backoff_waits += wait
+        left = self._left(log)
+        try:
+            if left <= 0:
+                raise TimeoutError
+            async with asyncio.timeout(None if math.isinf(left) else left):
+                await slot.acquire()
+        except TimeoutError:
+            raise self._gave_up(model, failure, log) from None
+        return True
 
     def _admit(self, request: ChatRequest) -> None:
         """Refuse a call the budget does not allow, before any request is made."""
@@ -359,13 +450,14 @@ class OpenAICompatibleClient:
             raise ModelError(f"{request.model}: the request cannot be sent as JSON: {exc}") from exc
 
     async def _attempt(
-        self, http: httpx.AsyncClient, request: ChatRequest, body: bytes
+        self, http: httpx.AsyncClient, request: ChatRequest, body: bytes, seconds: float
     ) -> tuple[str, TokenUsage, str] | _Failure:
-        """One HTTP attempt: the parsed reply, a failure worth retrying, or a raised error."""
+        """One HTTP attempt of at most `seconds`: the parsed reply, a failure worth retrying,
+        or a raised error."""
         try:
-            status, headers, raw = await self._post(http, body, request.model)
+            status, headers, raw = await self._post(http, body, request.model, seconds)
         except (TimeoutError, httpx.TimeoutException):
-            return _Failure("timeout", f"no reply within {self.timeout:g} s")
+            return _Failure("timeout", f"no reply within {seconds:.3g} s")
         except httpx.UnsupportedProtocol as exc:
             raise ModelConfigError(
                 f"{request.model}: cannot call {self._url_for_humans}: {exc}"
@@ -394,10 +486,12 @@ class OpenAICompatibleClient:
         )
 
     async def _post(
-        self, http: httpx.AsyncClient, body: bytes, model: str
+        self, http: httpx.AsyncClient, body: bytes, model: str, seconds: float
     ) -> tuple[int, httpx.Headers, bytes]:
+        if seconds <= 0:
+            raise TimeoutError  # the call's bound ran out before this attempt
         async with (
-            asyncio.timeout(self.timeout),
+            asyncio.timeout(seconds),
             http.stream("POST", self.url, content=body) as reply,
         ):
             chunks: list[bytes] = []
@@ -462,23 +556,50 @@ class OpenAICompatibleClient:
     def _backoff(self, retry: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number `retry` (0 for the first)."""
         if retry_after is not None:
+            if self.retry_after_max is None:
+                return retry_after
             return min(retry_after, self.retry_after_max)
         ceiling = min(self.backoff_max, self.backoff_base * 2.0 ** min(retry, _MAX_DOUBLINGS))
         return min(max(self._jitter(), 0.0), 1.0) * ceiling
 
-    def _exhausted(self, model: str, failure: _Failure, attempts: int) -> ModelError:
-        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+    def _exhausted(self, model: str, failure: _Failure, log: _CallLog) -> ModelError:
+        """The error of a call whose retries ran out."""
+        summary = log.summary()
         if failure.kind == "rate_limited":
-            return ModelRateLimited(f"{model}: rate limited on all {tries}; last: {failure.detail}")
-        if failure.kind == "timeout":
-            return ModelTimeout(f"{model}: {failure.detail}, {tries} made")
-        if failure.kind == "connection":
-            return ModelHTTPError(
-                f"{model}: could not reach {self._url_for_humans} in {tries}: {failure.detail}"
+            message = f"{model}: rate limited on all {summary}; last: {failure.detail}"
+        elif failure.kind == "timeout":
+            message = f"{model}: timed out on all {summary}; last: {failure.detail}"
+        elif failure.kind == "connection":
+            message = (
+                f"{model}: could not reach {self._url_for_humans} in {summary}: {failure.detail}"
             )
-        return ModelHTTPError(
-            f"{model}: server error on the last of {tries}: {failure.detail}",
-            status=failure.status,
+        else:
+            message = f"{model}: server error on the last of {summary}: {failure.detail}"
+        return _error_of(failure, message)
+
+    def _gave_up(
+        self,
+        model: str,
+        failure: _Failure,
+        log: _CallLog,
+        *,
+        wait: float | None = None,
+        left: float | None = None,
+    ) -> ModelError:
+        """The error of a call ended by its time bound, before its retries ran out."""
+        if wait is not None and left is not None:
+            asked = (
+                f"the server asked for Retry-After {wait:g} s"
+                if failure.retry_after is not None
+                else f"the next backoff wait of {wait:.1f} s"
+            )
+            why = f"{asked}, more than the {left:.1f} s left of"
+        else:
+            why = "no time left of"
+        return _error_of(
+            failure,
+            f"{model}: call gave up after {log.summary()}: {why} the {self.call_timeout:g} s "
+            f"call bound; last: {failure.detail}",
         )
 
     @property
@@ -497,6 +618,15 @@ class OpenAICompatibleClient:
         if len(text) > _EXCERPT_CHARS:
             text = text[:_EXCERPT_CHARS] + f"… [{len(text) - _EXCERPT_CHARS} more chars]"
         return self._redact(text)
+
+
+def _error_of(failure: _Failure, message: str) -> ModelError:
+    """The error whose kind says what the last attempt met."""
+    if failure.kind == "rate_limited":
+        return ModelRateLimited(message)
+    if failure.kind == "timeout":
+        return ModelTimeout(message)
+    return ModelHTTPError(message, status=failure.status)
 
 
 def _plain(value: Any) -> Any:

@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -108,6 +108,26 @@ class ChatResponse:
     attempts: int = 1
     """HTTP attempts the call took (retries after 429, 5xx or timeouts count)."""
 
+    on_confirm: Callable[[bool], Awaitable[None]] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """Set by a client that keeps replies (the cache): called by `confirm`. None: there is
+    nothing to keep or drop."""
+
+    async def confirm(self, usable: bool) -> None:
+        """Say whether the reply was usable, once its user has checked it.
+
+        Only the user of a reply knows whether it is any good (a judge: whether it parsed
+        into a verdict), so a caching client stores a new reply only when it is confirmed
+        usable, and drops a stored one confirmed unusable. Any other reply ignores this.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(ChatResponse("OK").confirm(True))  # nothing to keep: no-op
+        """
+        if self.on_confirm is not None:
+            await self.on_confirm(usable)
+
 
 class ModelError(Exception):
     """A model call that gave no usable reply. Judges turn it into an unscored result."""
@@ -117,13 +137,14 @@ class ModelError(Exception):
 
 
 class ModelTimeout(ModelError):  # noqa: N818 (reads as the condition it reports)
-    """Every attempt timed out."""
+    """Every attempt timed out, or the call's time bound ran out during one."""
 
     kind = "timeout"
 
 
 class ModelRateLimited(ModelError):  # noqa: N818
-    """The server kept answering 429 until the retries ran out."""
+    """The server kept answering 429 until the retries ran out, or asked to wait (`Retry-After`)
+    longer than the call's time bound allows."""
 
     kind = "rate_limited"
 

@@ -4,7 +4,8 @@ fit a schema, one repair attempt, samples and their aggregation, and honest fail
 A judge never turns a failure into a number: a reply that does not parse or fit its schema
 after one repair attempt, a timeout, a rate limit that outlasts the retries, a spent budget or
 a cache miss in replay mode each make the case *unscored*, with the reason and the raw replies
-in `details`.
+in `details`. Only replies that gave a verdict are confirmed usable, so a cache keeps those
+alone; a cached reply that no longer gives one is unscored too, and dropped from the cache.
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ class Asked:
     """Why no verdict could be had (the first failing sample's reason)."""
 
     failure_kind: str | None = None
-    """`invalid_verdict`, or the model error's kind (`timeout`, `rate_limited`, `budget`…)."""
+    """`invalid_verdict`, `invalid_cached_verdict` (a cached reply that no longer parses), or
+    the model error's kind (`timeout`, `rate_limited`, `budget`…)."""
 
     raw_replies: list[str] = field(default_factory=list)
     """Replies that did not fit, kept for the report."""
@@ -266,11 +268,24 @@ async def _one_sample(
             return exc.kind, f"judge call failed{attempt} ({exc.kind}): {exc}"[:500]
         asked.count(response)
         try:
-            return parse_verdict(schema, response.text)
+            verdict = parse_verdict(schema, response.text)
         except VerdictError as exc:
             problem = exc
+        else:
+            # Only a reply that gave a verdict is worth keeping (a cache stores it now).
+            await response.confirm(True)
+            return verdict
+        # A failed reply is never kept, so that the next run asks again.
+        await response.confirm(False)
         reply = response.text[:4000]
         asked.raw_replies.append(reply)
+        if response.cached:
+            # Kept by an older version, or before the verdict's rules changed: a repair
+            # would be asked about a reply this judge never gave.
+            return "invalid_cached_verdict", (
+                f"cached judge reply{attempt} no longer gives a verdict ({problem}); it was "
+                "dropped from the cache, and the next run asks the judge again"
+            )[:500]
         request = replace(
             request,
             messages=(

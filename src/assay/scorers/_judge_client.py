@@ -30,6 +30,7 @@ def default_client_factory(
     cache: str = "read_write",
     cache_dir: str | Path | None = None,
     timeout_s: float | None = None,
+    call_timeout_s: float | None = None,
     max_retries: int | None = None,
     max_concurrency: int | None = None,
     budget: Budget | None = None,
@@ -47,24 +48,31 @@ def default_client_factory(
             `refresh` (always ask, overwrite) or `off`.
         cache_dir: Where the cache file lives (default: `assay.models.cache.default_cache_dir`).
         timeout_s: Seconds per HTTP attempt.
+        call_timeout_s: Seconds one judge call may take in all, retries and waits included
+            (default: `assay.models.openai_compat.DEFAULT_CALL_TIMEOUT`).
         max_retries: Retries after 429, 5xx and timeouts.
         max_concurrency: Calls open at once for this model.
         budget: Token and cost caps shared by every judge call of the evaluation.
         prices: USD per million (input, output) tokens, over the built-in price table.
         env: The environment to read (default: `os.environ`).
 
+    Replies are cached per endpoint (the server's base URL), so `replay` needs the base URL
+    too (not the key): the replies it may serve are those of that server.
+
     Raises:
-        ModelConfigError: no base URL or key for the model's provider (unless `replay`).
+        ModelConfigError: no base URL (or, unless `replay`, no key) for the model's provider.
+        CacheError: the cache file cannot be used (read, or written unless `replay`).
         ValueError: an unknown cache setting or a bad client option.
     """
     from assay.models.cache import CachedClient, ResponseCache, cache_file
-    from assay.models.config import client_for
+    from assay.models.config import client_for, endpoint_for
 
     if cache not in CACHE_SETTINGS:
         raise ValueError(f"cache must be one of {', '.join(CACHE_SETTINGS)}, not {cache!r}")
     options: dict[str, Any] = {}
     for key, value in (
         ("timeout", timeout_s),
+        ("call_timeout", call_timeout_s),
         ("max_retries", max_retries),
         ("max_concurrency", max_concurrency),
         ("budget", budget),
@@ -79,15 +87,22 @@ def default_client_factory(
     if cache != "replay":
         inner()  # the configuration is checked now; no connection is opened until a call
     path = cache_file(cache_dir)
+    endpoint = ""
     if cache != "off":
+        endpoint = endpoint_for(model, base_url=base_url, env=env)
         # A cache file that cannot be used stops the evaluation now, not on every run.
         with ResponseCache(path) as probe:
-            probe.stats()
+            probe.check(write=cache != "replay")
 
     def make() -> ModelClient:
         if cache == "off":
             return inner()
         sender = None if cache == "replay" else inner()
-        return CachedClient(sender, ResponseCache(path), mode=cache)  # type: ignore[arg-type]
+        return CachedClient(
+            sender,
+            ResponseCache(path),
+            mode=cache,  # type: ignore[arg-type]
+            endpoint=endpoint,
+        )
 
     return make

@@ -232,7 +232,8 @@ def llm_judge(
         client_factory: Makes the model client (default: from the model name, the environment
             and the cache settings; see `assay.scorers._judge_client`).
         client_options: Settings of the default client: `base_url`, `api_key`, `cache_dir`,
-            `cache` (`read_write`, `replay`, `refresh` or `off`), `timeout_s`, `max_retries`,
+            `cache` (`read_write`, `replay`, `refresh` or `off`), `timeout_s` (one attempt),
+            `call_timeout_s` (one call, retries and waits included), `max_retries`,
             `max_concurrency`, `budget`.
         preset: `agent_review` for the six-criterion review of the whole run
             (`AGENT_REVIEW_CRITERIA`) with suggestions; its score is the share of criteria
