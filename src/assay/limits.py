@@ -20,3 +20,18 @@ MAX_TOKEN_COUNT = 10**12
 """Largest token count taken as one: no model call or run uses a trillion tokens, and a
 larger figure (`1e300`, `2**64 - 1`) is a broken record. Read as unknown instead, it can never
 overflow a 64-bit sum in a report or the judge cache, even added up over millions of runs."""
+
+ALIGNMENT_BUDGET = 500_000
+"""Most work units one answer's optimal list alignments may spend, at every level of nesting
+together (`static_json`'s option `alignment_budget`).
+
+Aligning two lists by content scores every differing gold item against every differing model
+item, and each of those pairs aligns the lists inside it the same way, so nested lists
+multiply: a 100x100 grid of numbers, shuffled, took over ten minutes. A unit is about one
+comparison of two numbers (a couple of microseconds): a pair of items scored costs one unit
+plus one per key it yields, and longer strings and the assignment itself cost in proportion
+to their work (`assay.answers._budget`). Past the budget the remaining lists are paired
+greedily by shared values (then by position), and the score's notes say where it ran out.
+Half a million units is about a second of work, and more than realistic answers need: a
+hundred records of ten keys, every one changed, take 0.4 million; three hundred records with
+a tenth changed, 35,000."""
