@@ -5,16 +5,19 @@ items costs one unit plus one per key it yields; `assignment_cost` and
 `normalize.text_similarity_cost` put the optimal assignment and the similarity of two
 strings in the same units, so that the budget bounds time whatever the answer holds.
 
-Once the budget has run out, lists are paired greedily by shared values; that pairing has an
-allowance of its own (a quarter of the budget, one unit per leaf it indexes), past which
-lists are paired by position, which costs nothing.
+Once the budget has run out, lists are paired greedily by shared values. That costs one unit
+per leaf indexed, at every level again, so it has an allowance of its own (`allow_greedy`:
+a quarter of the budget, plus two passes over the answer), past which lists are paired by
+position, which costs nothing.
 
 Example:
     >>> budget = AlignmentBudget(100)
     >>> budget.affords(60), budget.spend(60, "answer[0]"), budget.affords(60)
     (True, True, False)
-    >>> budget.spend(60, "answer[1]"), budget.exhausted_at, budget.greedy_allowed()
-    (False, 'answer[1]', True)
+    >>> budget.spend(60, "answer[1]"), budget.exhausted_at
+    (False, 'answer[1]')
+    >>> budget.allow_greedy(leaves=10); budget.greedy_allowed(), budget.greedy_limit
+    (True, 165)
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ class AlignmentBudget:
     by_position: int = 0
     """Lists paired by position because the greedy allowance had run out too."""
 
+    greedy_limit: int | None = None
+    """What `spent` may reach with greedy pairing (set by `allow_greedy`)."""
+
     def affords(self, units: int) -> bool:
         """Whether `units` more can be spent without running the budget out."""
         return self.exhausted_at is None and self.spent + units <= self.limit
@@ -57,9 +63,15 @@ class AlignmentBudget:
         if self.exhausted_at is None:
             self.exhausted_at = path
 
+    def allow_greedy(self, leaves: int) -> None:
+        """Open the greedy allowance, once, for an answer of `leaves` leaves (gold and model):
+        a quarter of the budget, and enough to index the whole answer twice."""
+        if self.greedy_limit is None:
+            self.greedy_limit = self.spent + self.limit // 4 + 2 * leaves
+
     def greedy_allowed(self) -> bool:
         """Whether greedy pairing may still index items (its allowance is not spent)."""
-        return self.spent <= self.limit + self.limit // 4
+        return self.greedy_limit is not None and self.spent <= self.greedy_limit
 
     def note(self) -> str:
         """What running out changed, for the score's notes.

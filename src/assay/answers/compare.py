@@ -193,6 +193,7 @@ def compare_values(
             for suffix, leaf in _flatten(gold)
         ]
         return result
+    comparer.roots = (gold, model)
     comparer.compare(gold, model, "answer", "answer", result.records)
     result.notes = comparer.notes
     budget = comparer.budget
@@ -222,6 +223,8 @@ class _Comparer:
         self.has_rules = bool(rules.keys)
         self.notes: list[str] = []
         self.budget = budget
+        self.roots: tuple[Any, Any] = (None, None)
+        """The whole gold and model values (their size sets the greedy allowance)."""
 
     def compare(
         self, gold: Any, model: Any, path: str, model_path: str, out: list[KeyComparison]
@@ -379,6 +382,8 @@ class _Comparer:
         (one unit per leaf indexed); past that, items pair by position.
         """
         budget = self.budget
+        if budget.greedy_limit is None:
+            budget.allow_greedy(_leaf_total(self.roots))
         if not budget.greedy_allowed():
             budget.by_position += 1
             return list(zip(rest_gold, rest_model, strict=False))
@@ -587,6 +592,26 @@ def _unordered_leaves(value: Any) -> list[tuple[str, Any]]:
         else:
             out.append((current, item))
     return out
+
+
+def _leaf_total(value: Any) -> int:
+    """How many leaves `value` has (what `_flatten` would list), without building their paths.
+
+    Example:
+        >>> _leaf_total(({"a": [1, 2], "b": {}}, 3))
+        4
+    """
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict) and item:
+            stack.extend(item.values())
+        elif isinstance(item, _SEQUENCE) and item:
+            stack.extend(item)
+        else:
+            total += 1
+    return total
 
 
 def _absent(key: str, value: Any, *, in_gold: bool) -> KeyComparison:
