@@ -7,7 +7,7 @@ strings in the same units, so that the budget bounds time whatever the answer ho
 
 Once the budget has run out, lists are paired greedily by shared values. That costs one unit
 per leaf indexed, at every level again, so it has an allowance of its own (`allow_greedy`:
-a quarter of the budget, plus two passes over the answer), past which lists are paired by
+a quarter of the budget, plus one pass over the answer), past which lists are paired by
 position, which costs nothing.
 
 Example:
@@ -17,7 +17,7 @@ Example:
     >>> budget.spend(60, "answer[1]"), budget.exhausted_at
     (False, 'answer[1]')
     >>> budget.allow_greedy(leaves=10); budget.greedy_allowed(), budget.greedy_limit
-    (True, 165)
+    (True, 155)
 """
 
 from __future__ import annotations
@@ -65,9 +65,9 @@ class AlignmentBudget:
 
     def allow_greedy(self, leaves: int) -> None:
         """Open the greedy allowance, once, for an answer of `leaves` leaves (gold and model):
-        a quarter of the budget, and enough to index the whole answer twice."""
+        a quarter of the budget, and enough to index the whole answer once more."""
         if self.greedy_limit is None:
-            self.greedy_limit = self.spent + self.limit // 4 + 2 * leaves
+            self.greedy_limit = self.spent + self.limit // 4 + leaves
 
     def greedy_allowed(self) -> bool:
         """Whether greedy pairing may still index items (its allowance is not spent)."""

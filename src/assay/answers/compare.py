@@ -178,12 +178,6 @@ def compare_values(
             past it, lists are paired greedily (and a note says where it ran out).
     """
     rules = rules or AnswerRules()
-    comparer = _Comparer(
-        rules,
-        list_order or rules.list_order,
-        rules.case_insensitive_keys if case_insensitive_keys is None else case_insensitive_keys,
-        AlignmentBudget(alignment_budget),
-    )
     result = Comparison()
     if not rules.keys and _identity(gold) == _identity(model):
         # The common case of a right answer written the same way: every leaf is exact, so the
@@ -193,6 +187,12 @@ def compare_values(
             for suffix, leaf in _flatten(gold)
         ]
         return result
+    comparer = _Comparer(
+        rules,
+        list_order or rules.list_order,
+        rules.case_insensitive_keys if case_insensitive_keys is None else case_insensitive_keys,
+        AlignmentBudget(alignment_budget),
+    )
     comparer.roots = (gold, model)
     comparer.compare(gold, model, "answer", "answer", result.records)
     result.notes = comparer.notes
