@@ -144,12 +144,12 @@ def text_similarity_cost(gold: str, model: str) -> int:
 
     Example:
         >>> text_similarity_cost("pump north", "pump south")
-        7
+        8
         >>> text_similarity_cost("a" * 150, "b" * 150), text_similarity_cost("a" * 5000, "b" * 5000)
-        (707, 1250)
+        (941, 1250)
     """
     if len(gold) + len(model) <= _DIFFLIB_CHARS:
-        return 4 + len(gold) * len(model) // 32
+        return 4 + len(gold) * len(model) // 24
     return (len(gold) + len(model)) // 8
 
 
