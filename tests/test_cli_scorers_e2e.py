@@ -88,13 +88,24 @@ def test_an_option_set_with_dash_s_is_used_and_recorded_with_the_defaults(tmp_pa
     assert read_aggregate(tmp_path / "out")["scorers"] == [
         {
             "name": "static_json",
-            "options": {"list_order": "position", "case_insensitive_keys": None},
+            "options": {
+                "list_order": "position",
+                "case_insensitive_keys": None,
+                "alignment_budget": 500_000,
+            },
         }
     ]
     default = evaluate(runs, gt, tmp_path / "default")
     assert reports_by_run_id(tmp_path / "default")["r11"]["score"]["passed"] is True
     assert read_aggregate(tmp_path / "default")["scorers"] == [
-        {"name": "static_json", "options": {"list_order": None, "case_insensitive_keys": None}}
+        {
+            "name": "static_json",
+            "options": {
+                "list_order": None,
+                "case_insensitive_keys": None,
+                "alignment_budget": 500_000,
+            },
+        }
     ]
     assert default.returncode == 0
 
@@ -142,7 +153,8 @@ def test_several_scorers_are_recorded_in_the_order_they_were_used(tmp_path: Path
         ("nope.limit=3", "-S nope.limit: unknown scorer 'nope'"),
         (
             "static_json.bogus=1",
-            "static_json has no option 'bogus' (its options: list_order, case_insensitive_keys)",
+            "static_json has no option 'bogus' (its options: list_order, case_insensitive_keys, "
+            "alignment_budget)",
         ),
         ("static_json.list_order=sideways", "expected one of 'content', 'position'"),
         ("max_turns.limit=three", "-S max_turns.limit=three: expected a whole number"),
@@ -189,7 +201,14 @@ def test_scorers_named_by_scenarios_in_worker_processes_are_recorded(tmp_path: P
     aggregate = read_aggregate(tmp_path / "out")
     assert aggregate["totals"]["scored"] == 80
     assert aggregate["scorers"] == [
-        {"name": "static_json", "options": {"list_order": None, "case_insensitive_keys": None}},
+        {
+            "name": "static_json",
+            "options": {
+                "list_order": None,
+                "case_insensitive_keys": None,
+                "alignment_budget": 500_000,
+            },
+        },
         {"name": "max_turns", "options": {"limit": 9}},
     ]
 

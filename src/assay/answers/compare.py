@@ -7,6 +7,11 @@ correct list in another order is a strict match. Unpaired gold items show as mis
 unpaired model items as extra keys (numbered after the gold items; `model_key` keeps where they
 were in the model's answer). Positional alignment is an option and a per-key rule.
 
+Optimal alignment is bounded twice: per list (`_PAIR_LIMIT` pairs of differing items), and
+per answer by one work budget that every level of nesting draws from (`ALIGNMENT_BUDGET`
+units, see `assay.limits`), since each pair scored at one level aligns the lists inside it.
+Past either bound a list is paired greedily by shared values, and a note says so.
+
 Example:
     >>> result = compare_values({"energy": 14, "material": 48}, {"energy": 14, "material": 27})
     >>> [(r.key, r.exact) for r in result.records]
@@ -18,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -26,8 +32,15 @@ import orjson
 
 from assay._jsonable import jsonable
 from assay.answers._assign import max_weight_assignment
-from assay.answers.normalize import NormalForm, normal_form, similarity_of_forms
+from assay.answers._budget import AlignmentBudget, assignment_cost
+from assay.answers.normalize import (
+    NormalForm,
+    normal_form,
+    similarity_of_forms,
+    text_similarity_cost,
+)
 from assay.answers.rules import AnswerRules, KeyRule
+from assay.limits import ALIGNMENT_BUDGET
 
 _SEQUENCE = (list, tuple)
 _PAIR_LIMIT = 10_000
@@ -100,6 +113,8 @@ class Comparison:
 
     records: list[KeyComparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    work: int = 0
+    """Units of the alignment budget spent (see `assay.limits.ALIGNMENT_BUDGET`)."""
 
     def metrics(self) -> dict[str, Any]:
         """The static_json metrics, by name (details excluded)."""
@@ -149,6 +164,7 @@ def compare_values(
     *,
     list_order: Literal["content", "position"] | None = None,
     case_insensitive_keys: bool | None = None,
+    alignment_budget: int = ALIGNMENT_BUDGET,
 ) -> Comparison:
     """Compare two parsed values key by key.
 
@@ -158,13 +174,10 @@ def compare_values(
         rules: Per-key rules and defaults from the scenario, if any.
         list_order: Overrides the rules' default list alignment.
         case_insensitive_keys: Overrides the rules' key case handling.
+        alignment_budget: Units of work all optimal list alignments together may spend;
+            past it, lists are paired greedily (and a note says where it ran out).
     """
     rules = rules or AnswerRules()
-    comparer = _Comparer(
-        rules,
-        list_order or rules.list_order,
-        rules.case_insensitive_keys if case_insensitive_keys is None else case_insensitive_keys,
-    )
     result = Comparison()
     if not rules.keys and _identity(gold) == _identity(model):
         # The common case of a right answer written the same way: every leaf is exact, so the
@@ -174,8 +187,19 @@ def compare_values(
             for suffix, leaf in _flatten(gold)
         ]
         return result
+    comparer = _Comparer(
+        rules,
+        list_order or rules.list_order,
+        rules.case_insensitive_keys if case_insensitive_keys is None else case_insensitive_keys,
+        AlignmentBudget(alignment_budget),
+    )
+    comparer.roots = (gold, model)
     comparer.compare(gold, model, "answer", "answer", result.records)
     result.notes = comparer.notes
+    budget = comparer.budget
+    result.work = budget.spent
+    if budget.exhausted_at is not None:
+        result.notes.append(budget.note())
     return result
 
 
@@ -190,12 +214,17 @@ def nothing_answered(gold: Any) -> Comparison:
 
 
 class _Comparer:
-    def __init__(self, rules: AnswerRules, list_order: str, insensitive: bool) -> None:
+    def __init__(
+        self, rules: AnswerRules, list_order: str, insensitive: bool, budget: AlignmentBudget
+    ) -> None:
         self.rules = rules
         self.list_order = list_order
         self.insensitive = insensitive
         self.has_rules = bool(rules.keys)
         self.notes: list[str] = []
+        self.budget = budget
+        self.roots: tuple[Any, Any] = (None, None)
+        """The whole gold and model values (their size sets the greedy allowance)."""
 
     def compare(
         self, gold: Any, model: Any, path: str, model_path: str, out: list[KeyComparison]
@@ -307,12 +336,19 @@ class _Comparer:
             rest_model = [j for j in range(len(model)) if j not in taken]
         if not rest_gold or not rest_model:
             return pairs
-        if len(rest_gold) * len(rest_model) > _PAIR_LIMIT:
+        cells = len(rest_gold) * len(rest_model)
+        if cells > _PAIR_LIMIT:
             self.notes.append(
                 f"{path}: {len(rest_gold)}x{len(rest_model)} differing items are too many for an "
                 "optimal alignment; they were paired greedily by shared values"
             )
-            return pairs + self._greedy_pairs(gold, model, rest_gold, rest_model)
+            return pairs + self._greedy_pairs(gold, model, rest_gold, rest_model, _flatten)
+        budget = self.budget
+        # Every pair costs at least two units (itself and one key), and the assignment its own.
+        planned = 2 * cells + assignment_cost(len(rest_gold), len(rest_model))
+        if not budget.affords(planned):
+            budget.run_out(path)
+            return pairs + self._degraded_pairs(gold, model, rest_gold, rest_model)
         scores: list[list[tuple[int, float]]] = []
         widest = 1
         for i in rest_gold:
@@ -321,18 +357,52 @@ class _Comparer:
                 records: list[KeyComparison] = []
                 self.compare(gold[i], model[j], f"{path}[{i}]", f"{model_path}[{j}]", records)
                 cached[(i, j)] = records
+                if not budget.spend(1 + len(records), path):
+                    # Ran out here (or in a list inside this pair): the pairs scored so far
+                    # stay cached for the greedy pairing to reuse.
+                    return pairs + self._degraded_pairs(gold, model, rest_gold, rest_model)
                 in_gold = [r for r in records if r.in_gold]
                 widest = max(widest, len(in_gold))
                 row.append((sum(r.exact for r in records), sum(r.similarity for r in in_gold)))
             scores.append(row)
+        budget.spend(assignment_cost(len(rest_gold), len(rest_model)), path)
         # Exact keys dominate: one more exact key outweighs any amount of similarity.
         weights = [[exact * (widest + 1) + sim for exact, sim in row] for row in scores]
         for r, c in max_weight_assignment(weights):
             pairs.append((rest_gold[r], rest_model[c]))
         return pairs
 
-    def _greedy_pairs(
+    def _degraded_pairs(
         self, gold: Any, model: Any, rest_gold: list[int], rest_model: list[int]
+    ) -> list[tuple[int, int]]:
+        """Pairs for a list met after the alignment budget ran out: greedy by shared values.
+
+        Every list below is paired this way too, and indexing whole items at every level
+        costs their size times the depth, so the greedy pairing has an allowance of its own
+        (one unit per leaf indexed); past that, items pair by position.
+        """
+        budget = self.budget
+        if budget.greedy_limit is None:
+            budget.allow_greedy(_leaf_total(self.roots))
+        if not budget.greedy_allowed():
+            budget.by_position += 1
+            return list(zip(rest_gold, rest_model, strict=False))
+        budget.greedy += 1
+
+        def leaves(value: Any) -> list[tuple[str, Any]]:
+            found = _unordered_leaves(value)
+            budget.spent += len(found)
+            return found
+
+        return self._greedy_pairs(gold, model, rest_gold, rest_model, leaves)
+
+    def _greedy_pairs(
+        self,
+        gold: Any,
+        model: Any,
+        rest_gold: list[int],
+        rest_model: list[int],
+        leaves: Callable[[Any], list[tuple[str, Any]]],
     ) -> list[tuple[int, int]]:
         """Pairs by most shared (key, value) leaves, best first; leftovers by position.
 
@@ -342,12 +412,12 @@ class _Comparer:
         """
         postings: dict[tuple[str, NormalForm], list[int]] = {}
         for j in rest_model:
-            for suffix, leaf in _flatten(model[j]):
+            for suffix, leaf in leaves(model[j]):
                 postings.setdefault((suffix, normal_form(leaf)), []).append(j)
         candidates: list[tuple[int, int, int]] = []
         for i in rest_gold:
             shared: dict[int, int] = {}
-            for suffix, leaf in _flatten(gold[i]):
+            for suffix, leaf in leaves(gold[i]):
                 hits = postings.get((suffix, normal_form(leaf)), ())
                 if len(hits) <= _COMMON_VALUE:
                     for j in hits:
@@ -457,6 +527,10 @@ class _Comparer:
         if rule is not None and _within_tolerance(rule, gold, model, gold_form, model_form):
             return KeyComparison(path, gold, model, True, "tolerance", 1.0, model_key=model_path)
         score = similarity_of_forms(gold_form, model_form)
+        if gold_form[0] == "str" and model_form[0] == "str":
+            # Differing strings cost up to thousands of number comparisons (difflib is
+            # quadratic): charged, or a list of long strings would escape the budget.
+            self.budget.spent += text_similarity_cost(gold_form[1], model_form[1])
         kind: MatchType = "partial" if score > 0 else "mismatch"
         return KeyComparison(path, gold, model, False, kind, score, model_key=model_path)
 
@@ -496,6 +570,48 @@ def _flatten(value: Any) -> list[tuple[str, Any]]:
         else:
             out.append((current, item))
     return out
+
+
+def _unordered_leaves(value: Any) -> list[tuple[str, Any]]:
+    """`_flatten` with list indices left out of the paths: lists are aligned by content, so
+    where a value sits in one says little (`[0].a` and `[3].a` are both `[].a`).
+
+    Example:
+        >>> _unordered_leaves({"id": 7, "tags": ["a", {"b": 2}]})
+        [('.id', 7), ('.tags[]', 'a'), ('.tags[].b', 2)]
+    """
+    out: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        current, item = stack.pop()
+        if isinstance(item, dict) and item:
+            stack.extend((f"{current}.{k}", v) for k, v in reversed(item.items()))
+        elif isinstance(item, _SEQUENCE) and item:
+            inner = current + "[]"
+            stack.extend((inner, v) for v in reversed(item))
+        else:
+            out.append((current, item))
+    return out
+
+
+def _leaf_total(value: Any) -> int:
+    """How many leaves `value` has (what `_flatten` would list), without building their paths.
+
+    Example:
+        >>> _leaf_total(({"a": [1, 2], "b": {}}, 3))
+        4
+    """
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict) and item:
+            stack.extend(item.values())
+        elif isinstance(item, _SEQUENCE) and item:
+            stack.extend(item)
+        else:
+            total += 1
+    return total
 
 
 def _absent(key: str, value: Any, *, in_gold: bool) -> KeyComparison:

@@ -137,6 +137,22 @@ def text_similarity(gold: str, model: str) -> float:
     return min(ratio, _NEARLY_EXACT)
 
 
+def text_similarity_cost(gold: str, model: str) -> int:
+    """What `text_similarity` of two differing strings costs, counted in comparisons of two
+    numbers (a couple of microseconds each), as an upper bound: difflib's time grows with
+    the product of the lengths (fully on repetitive text), the bigrams' with their sum.
+
+    Example:
+        >>> text_similarity_cost("pump north", "pump south")
+        8
+        >>> text_similarity_cost("a" * 150, "b" * 150), text_similarity_cost("a" * 5000, "b" * 5000)
+        (941, 1250)
+    """
+    if len(gold) + len(model) <= _DIFFLIB_CHARS:
+        return 4 + len(gold) * len(model) // 24
+    return (len(gold) + len(model)) // 8
+
+
 def _bigram_dice(first: str, second: str) -> float:
     left = Counter(first[i : i + 2] for i in range(len(first) - 1))
     right = Counter(second[i : i + 2] for i in range(len(second) - 1))

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from assay.answers.compare import compare_values, nothing_answered
 from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
 from assay.answers.rules import AnswerRules
+from assay.limits import ALIGNMENT_BUDGET
 from assay.records import Case, CaseTurn, Trajectory
 from assay.results import Score
 from assay.scorers.registry import Scorer, register_scorer
@@ -41,6 +42,7 @@ def static_json(
     *,
     list_order: Literal["content", "position"] | None = None,
     case_insensitive_keys: bool | None = None,
+    alignment_budget: int = ALIGNMENT_BUDGET,
 ) -> Scorer:
     """Build the static_json scorer.
 
@@ -48,11 +50,24 @@ def static_json(
         list_order: `content` (default) pairs list items by content; `position` by index. A
             scenario's rules may set their own default and per-key rules.
         case_insensitive_keys: Compare dict keys ignoring case (default: as written).
+        alignment_budget: Work units (about one comparison of two values each) that aligning
+            one answer's lists optimally may spend, nested lists included; past it, lists are
+            paired greedily and `details.notes` says where it ran out.
     """
+    if (
+        isinstance(alignment_budget, bool)
+        or not isinstance(alignment_budget, int)
+        or alignment_budget < 0
+    ):
+        raise ValueError(f"alignment_budget must be a whole number >= 0, got {alignment_budget!r}")
 
     def score(case: Case, run: Trajectory) -> Score:
         return score_static_json(
-            case, run, list_order=list_order, case_insensitive_keys=case_insensitive_keys
+            case,
+            run,
+            list_order=list_order,
+            case_insensitive_keys=case_insensitive_keys,
+            alignment_budget=alignment_budget,
         )
 
     return score
@@ -67,6 +82,7 @@ def score_static_json(
     *,
     list_order: Literal["content", "position"] | None = None,
     case_insensitive_keys: bool | None = None,
+    alignment_budget: int = ALIGNMENT_BUDGET,
 ) -> Score:
     """Score one run against one case (the body of the `static_json` scorer)."""
     if not isinstance(run.answer, str):
@@ -109,6 +125,7 @@ def score_static_json(
             rules,
             list_order=list_order,
             case_insensitive_keys=case_insensitive_keys,
+            alignment_budget=alignment_budget,
         )
     metrics = comparison.metrics()
     passed = metrics["strict_exact_match_accuracy"] == 1.0
@@ -119,7 +136,14 @@ def score_static_json(
         details["notes"] = comparison.notes
     if case.turns:
         details["turns"] = _turn_details(
-            case, case.turns, run, passed, metrics["f1"], list_order, case_insensitive_keys
+            case,
+            case.turns,
+            run,
+            passed,
+            metrics["f1"],
+            list_order,
+            case_insensitive_keys,
+            alignment_budget,
         )
     return Score.scored(
         NAME,
@@ -138,6 +162,7 @@ def _turn_details(
     value: float,
     list_order: Literal["content", "position"] | None,
     case_insensitive_keys: bool | None,
+    alignment_budget: int,
 ) -> list[dict[str, Any]]:
     """One record per turn of a multi-turn case (see the module notes)."""
     answers, why_not = _turn_answers(run, len(turns))
@@ -164,6 +189,7 @@ def _turn_details(
                 Trajectory(answer=answer),
                 list_order=list_order,
                 case_insensitive_keys=case_insensitive_keys,
+                alignment_budget=alignment_budget,
             )
             record.update(
                 answer=answer, passed=verdict.passed, score=verdict.value, note=verdict.rationale
