@@ -116,18 +116,24 @@ def parse_size(text: str) -> int:
 
 
 def format_size(size: int) -> str:
-    """A size in bytes as a reason shows it: whole units when exact, else one decimal.
+    """A size in bytes as a reason shows it: whole units when exact, else one decimal, else
+    (when one decimal would read as whole units: a size just past a limit) in bytes.
 
     Example:
         >>> format_size(2 * 2**30), format_size(3 * 2**20 + 2**19), format_size(900)
         ('2 GB', '3.5 MB', '900 bytes')
+        >>> format_size(2**30 + 1)
+        '1,073,741,825 bytes'
     """
     for name, factor in _UNITS:
         if size >= factor:
             if size % factor == 0:
                 return f"{size // factor} {name}"
-            return f"{size / factor:.1f} {name}"
-    return f"{size} bytes"
+            shown = f"{size / factor:.1f}"
+            if not shown.endswith(".0"):
+                return f"{shown} {name}"
+            break
+    return f"{size:,} bytes"
 
 
 def is_out_of_memory(error: BaseException) -> bool:
