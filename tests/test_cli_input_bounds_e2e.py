@@ -144,7 +144,7 @@ def test_a_size_that_is_not_one_is_a_usage_error(
     with pytest.raises(SystemExit) as exit_info:
         _evaluate(tmp_path / "r.json", tmp_path, tmp_path / "out", "--max-file-size", value)
     assert exit_info.value.code == 2
-    assert "--max-file-size" in capsys.readouterr().err
+    assert "argument --max-file-size: " in capsys.readouterr().err
 
 
 def test_help_documents_the_caps(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import errno
 import functools
+import io
 import math
 import os
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -252,7 +253,7 @@ def jsonl_run_lines(
     longest = limits.max_line_bytes
     empty = True
     total = 0
-    with os.fdopen(descriptor, "rb", buffering=_LINE_BUFFER) as handle:
+    with io.BufferedReader(io.FileIO(descriptor, "rb"), _LINE_BUFFER) as handle:
         number = 0
         try:
             # readline with a bound: an endless line is never read whole.
@@ -283,13 +284,16 @@ def jsonl_run_lines(
         yield ReadProblem(label, "empty file")
 
 
-def _skip_line(handle: IO[bytes], length: int) -> int:
+def _skip_line(handle: io.BufferedReader[io.FileIO], length: int) -> int:
     """Read past the rest of a line whose first `length` bytes were read; the line's length
-    (without its newline). Read in pieces, none of them kept."""
-    while piece := handle.readline(_READ_CHUNK):
-        if piece[-1:] == b"\n":
-            return length + len(piece) - 1
-        length += len(piece)
+    (without its newline). Read in pieces into one buffer: nothing of the line is kept."""
+    piece = bytearray(_READ_CHUNK)
+    while size := handle.readinto(piece):
+        end = piece.find(b"\n", 0, size)
+        if end >= 0:
+            handle.seek(end + 1 - size, os.SEEK_CUR)  # back to where the next line starts
+            return length + end
+        length += size
     return length
 
 
