@@ -18,20 +18,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-MAX_ANSWER_CHARS = 1_000_000
-"""Longest answer text that is parsed at all; longer text is rejected with a reason."""
-
-MAX_DEPTH = 64
-"""Deepest nesting of brackets (or of a parsed value) that is accepted."""
-
-MAX_PARSE_ATTEMPTS = 200
-"""Most candidate spans tried when looking for the last structure in noisy text."""
-
-MAX_TOKEN_COUNT = 10**12
-"""Largest token count taken as one: no model call or run uses a trillion tokens, and a
-larger figure (`1e300`, `2**64 - 1`) is a broken record. Read as unknown instead, it can never
-overflow a 64-bit sum in a report or the judge cache, even added up over millions of runs."""
-
 MAX_FILE_BYTES = 256 * 2**20
 """Largest file read whole: a JSON run file, a scenario file, a file of JSON lines whose reader
 takes its lines together (`--max-file-size`). Parsed, a file takes several times its size; a
@@ -149,3 +135,18 @@ def is_out_of_memory(error: BaseException) -> bool:
     return isinstance(error, SystemError) and isinstance(
         error.__cause__ or error.__context__, MemoryError
     )
+
+
+MAX_ANSWER_CHARS = 1_000_000
+"""Longest answer text that is parsed at all; longer text is rejected with a reason."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of brackets (or of a parsed value) that is accepted."""
+
+MAX_PARSE_ATTEMPTS = 200
+"""Most candidate spans tried when looking for the last structure in noisy text."""
+
+MAX_TOKEN_COUNT = 10**12
+"""Largest token count taken as one: no model call or run uses a trillion tokens, and a
+larger figure (`1e300`, `2**64 - 1`) is a broken record. Read as unknown instead, it can never
+overflow a 64-bit sum in a report or the judge cache, even added up over millions of runs."""
