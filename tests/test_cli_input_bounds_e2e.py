@@ -359,3 +359,19 @@ def test_a_non_utf8_file_name_through_the_installed_script(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     (line,) = _lines(tmp_path / "o")
     assert line["source"] == f"{runs}/\\xff.json"
+
+
+def test_a_lone_surrogate_in_yaml_ground_truth_is_written_escaped(tmp_path: Path) -> None:
+    # YAML, unlike JSON as orjson reads it, decodes "\ud800"; the scenario's type then names
+    # a breakdown of the aggregate, which must still be written.
+    pytest.importorskip("yaml")
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text('jobs:\n  "b\\ud800":\n    scenarios:\n      - id: r1\n        input: hi\n')
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _run(runs / "r1.json", run_id="r1", answer="x")
+    out = tmp_path / "out"
+    assert _evaluate(runs, catalog, out, "--scorer", "max_turns") == 0
+    (line,) = _lines(out)
+    assert line["scenario_type"] == "b\\ud800"
+    assert list(_aggregate(out)["by_scenario_type"]) == ["b\\ud800"]
