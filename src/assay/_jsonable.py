@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from assay._text import escape_surrogates
+
 _INT_RANGE = range(-(2**63), 2**64)
 
 MISSING: Any = object()
@@ -14,20 +16,23 @@ MISSING: Any = object()
 
 
 def jsonable(value: Any) -> Any:
-    """`value` with ints beyond 64 bits as strings, tuples as lists and keys as strings.
+    """`value` with ints beyond 64 bits as strings, tuples as lists, keys as strings, and lone
+    surrogates in text (which UTF-8 cannot hold) as escapes (`assay._text`).
 
     Example:
-        >>> jsonable({1: (2, 10**30)})
-        {'1': [2, '1000000000000000000000000000000']}
+        >>> jsonable({1: (2, 10**30), "a": "\\ud800"})
+        {'1': [2, '1000000000000000000000000000000'], 'a': '\\\\ud800'}
     """
-    if value is None or type(value) in (str, float, bool):
+    if type(value) is str:
+        return escape_surrogates(value)
+    if value is None or type(value) in (float, bool):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return value if value in _INT_RANGE else str(value)
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return {escape_surrogates(str(k)): jsonable(v) for k, v in value.items()}
     return value
 
 

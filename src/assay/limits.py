@@ -1,11 +1,141 @@
-"""Size and depth limits that keep hostile input from taking a scorer down, shared by the
-answer parser and the trajectory checks.
+"""Size and depth limits that keep hostile input from taking assay down: what one file, one
+line of a file and one answer may take, and how deep a value may nest.
+
+The input size limits can be changed per evaluation (`InputLimits`, `--max-file-size`,
+`--max-line-size`); the readers ask `input_limits()` for the ones in force.
 
 Example:
     >>> from assay.limits import MAX_DEPTH
-    >>> MAX_DEPTH
-    64
+    >>> MAX_DEPTH, format_size(MAX_FILE_BYTES), parse_size("2G") == 2 * 2**30
+    (64, '256 MB', True)
 """
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+MAX_FILE_BYTES = 256 * 2**20
+"""Largest file read whole: a JSON run file, a scenario file, a file of JSON lines whose reader
+takes its lines together (`--max-file-size`). Parsed, a file takes several times its size; a
+larger one is unreadable with its reason, and the evaluation goes on."""
+
+MAX_LINE_BYTES = 64 * 2**20
+"""Longest line of a JSON-lines run file (`--max-line-size`). Such files are read line by
+line, so their own size is not capped; a longer line is that line's problem, and the lines
+after it are read."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputLimits:
+    """How much of its input an evaluation reads at most (see `using_input_limits`)."""
+
+    max_file_bytes: int = MAX_FILE_BYTES
+    """Largest file read whole, in bytes (`MAX_FILE_BYTES`)."""
+
+    max_line_bytes: int = MAX_LINE_BYTES
+    """Longest line of a JSON-lines run file, in bytes, without its newline
+    (`MAX_LINE_BYTES`)."""
+
+
+_DEFAULT_LIMITS = InputLimits()
+_in_force: ContextVar[InputLimits | None] = ContextVar("assay_input_limits", default=None)
+# A context variable rather than a module global: two evaluations in one process (threads,
+# tasks) each read with their own limits, and worker processes inherit them when forked.
+
+
+def input_limits() -> InputLimits:
+    """The input limits in force (the defaults unless `using_input_limits` says otherwise).
+
+    Example:
+        >>> input_limits().max_line_bytes == MAX_LINE_BYTES
+        True
+    """
+    return _in_force.get() or _DEFAULT_LIMITS
+
+
+@contextmanager
+def using_input_limits(limits: InputLimits) -> Iterator[InputLimits]:
+    """Read with `limits` inside the `with` block (in this thread or task, and the tasks and
+    processes it starts).
+
+    Example:
+        >>> with using_input_limits(InputLimits(max_file_bytes=1024)):
+        ...     input_limits().max_file_bytes
+        1024
+        >>> input_limits().max_file_bytes == MAX_FILE_BYTES
+        True
+    """
+    token = _in_force.set(limits)
+    try:
+        yield limits
+    finally:
+        _in_force.reset(token)
+
+
+_UNITS = (("GB", 2**30), ("MB", 2**20), ("KB", 2**10))
+_SIZE = re.compile(r"\s*([0-9]+)\s*([kmg]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """A size as a user writes it: bytes, or a number with `K`, `M` or `G` (powers of 1024;
+    `MB`, `MiB` are read as `M`).
+
+    Raises:
+        ValueError: not such a size, or not positive.
+
+    Example:
+        >>> parse_size("512M"), parse_size("64 MB"), parse_size("1000")
+        (536870912, 67108864, 1000)
+    """
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a size: {text!r} (expected bytes, or a number with K, M or G)")
+    number, unit = int(match.group(1)), match.group(2).upper()
+    size = number * dict((name[0], factor) for name, factor in _UNITS).get(unit, 1)
+    if size < 1:
+        raise ValueError(f"a size must be at least 1 byte, got {text!r}")
+    return size
+
+
+def format_size(size: int) -> str:
+    """A size in bytes as a reason shows it: whole units when exact, else one decimal, else
+    (when one decimal would read as whole units: a size just past a limit) in bytes.
+
+    Example:
+        >>> format_size(2 * 2**30), format_size(3 * 2**20 + 2**19), format_size(900)
+        ('2 GB', '3.5 MB', '900 bytes')
+        >>> format_size(2**30 + 1)
+        '1,073,741,825 bytes'
+    """
+    for name, factor in _UNITS:
+        if size >= factor:
+            if size % factor == 0:
+                return f"{size // factor} {name}"
+            shown = f"{size / factor:.1f}"
+            if not shown.endswith(".0"):
+                return f"{shown} {name}"
+            break
+    return f"{size:,} bytes"
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether `error` says an allocation failed: a MemoryError, or the SystemError orjson
+    raises instead when one happens while it parses (the MemoryError is its cause).
+
+    Example:
+        >>> is_out_of_memory(MemoryError()), is_out_of_memory(ValueError())
+        (True, False)
+    """
+    if isinstance(error, MemoryError):
+        return True
+    return isinstance(error, SystemError) and isinstance(
+        error.__cause__ or error.__context__, MemoryError
+    )
+
 
 MAX_ANSWER_CHARS = 1_000_000
 """Longest answer text that is parsed at all; longer text is rejected with a reason."""

@@ -36,8 +36,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+from assay._text import path_text
 from assay.formats.ids import scenario_key
 from assay.formats.registry import (
+    FileUnit,
     ReadProblem,
     Unit,
     get_reader,
@@ -46,6 +48,7 @@ from assay.formats.registry import (
     work_units,
 )
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
+from assay.limits import InputLimits, is_out_of_memory, using_input_limits
 from assay.models.pricing import estimate_cost_usd
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import PartFigures, ResultFigures, SummaryBuilder
@@ -103,6 +106,10 @@ class EvaluateOptions:
 
     reader: str | None = None
     """The reader every run file is read with (`--from`); None: the reader that claims it."""
+
+    limits: InputLimits = field(default_factory=InputLimits)
+    """How large a file read whole, and a line of a JSON-lines file, may be (`--max-file-size`,
+    `--max-line-size`); a larger one is unreadable, with its reason."""
 
 
 def evaluate(
@@ -170,6 +177,17 @@ async def _evaluate(
     on_progress: Callable[[], None] | None,
     interrupts: _DeferrableInterrupts,
 ) -> RunSummary:
+    # Every read of this evaluation, ground truth included, is bounded by its limits.
+    with using_input_limits(options.limits):
+        return await _evaluate_within_limits(options, on_result, on_progress, interrupts)
+
+
+async def _evaluate_within_limits(
+    options: EvaluateOptions,
+    on_result: Callable[[CaseResult | NotScored], None] | None,
+    on_progress: Callable[[], None] | None,
+    interrupts: _DeferrableInterrupts,
+) -> RunSummary:
     scorers = _Scorers(options.scorer_options)
     for name in options.scorers or (options.scorer_default,):
         scorers.get(name)  # fail fast on a typo or bad options, before reading anything
@@ -225,6 +243,7 @@ async def _evaluate(
             writer.directory,
             keep_results=on_result is not None,
             reader=options.reader,
+            limits=options.limits,
         )
         try:
             try:
@@ -258,9 +277,9 @@ def _options_report(options: EvaluateOptions) -> dict[str, Any]:
     scorer options are recorded with the scorers."""
     thresholds = options.red_flag_thresholds or RedFlagThresholds()
     return {
-        "trajectories": os.fspath(options.trajectories),
-        "scenarios": [os.fspath(path) for path in options.scenarios],
-        "reports_dir": os.fspath(options.reports_dir),
+        "trajectories": path_text(options.trajectories),
+        "scenarios": [path_text(path) for path in options.scenarios],
+        "reports_dir": path_text(options.reports_dir),
         "scorer_default": options.scorer_default,
         "scorers": list(options.scorers),
         "workers": options.workers,
@@ -435,6 +454,7 @@ class _FileScorer:
         *,
         keep_results: bool = True,
         reader: str | None = None,
+        limits: InputLimits | None = None,
     ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
@@ -445,15 +465,18 @@ class _FileScorer:
         """Whether a scored run's `_Scored` holds its full result, not only its figures."""
         self.reader = reader
         """The reader to use (`EvaluateOptions.reader`)."""
+        self.limits = limits or InputLimits()
+        """The input limits (`EvaluateOptions.limits`), which a worker process reads with."""
 
     def read(self, path: str) -> Iterator[Trajectory | ReadProblem]:
         """The runs and problems of one file, one at a time."""
         for unit in work_units(path, self.reader):
-            yield from read_unit(unit)
+            yield from _read_unit(unit)
 
     async def units(self, units: list[Unit]) -> list[_Scored]:
         """The outcomes of a batch of work units, in order (what a worker is handed)."""
-        return [await self.score(item) for unit in units for item in read_unit(unit)]
+        with using_input_limits(self.limits):
+            return [await self.score(item) for unit in units for item in _read_unit(unit)]
 
     async def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
@@ -477,6 +500,24 @@ class _FileScorer:
                 part.details.pop("details", None)
             return _Scored(outcome, figures, temporary, line, key, problems)
         return _Scored(outcome, key=key, problems=problems)
+
+
+def _read_unit(unit: Unit) -> Iterator[Trajectory | ReadProblem]:
+    """`read_unit`, with running out of memory on one input that input's problem.
+
+    A reader failing to allocate for one input has freed what it built by the time the error
+    arrives here; the evaluation goes on with the next (see `parse_json`).
+    """
+    try:
+        yield from read_unit(unit)
+    except (MemoryError, SystemError) as error:
+        if not is_out_of_memory(error):
+            raise
+        if isinstance(unit, str | FileUnit):
+            where = unit if isinstance(unit, str) else unit.path
+        else:
+            where = unit.source
+        yield ReadProblem(where, "not enough memory to read it")
 
 
 class _Problems:

@@ -6,10 +6,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from assay._text import path_text
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from assay.limits import InputLimits
 
 DESCRIPTION = """\
 Score saved agent runs against ground truth and write reports.
@@ -119,6 +123,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=0,
         metavar="N",
         help="processes that read and score runs (default 0: one per CPU; 1: none extra)",
+    )
+    parser.add_argument(
+        "--max-file-size",
+        type=_size,
+        metavar="SIZE",
+        help="largest run or scenario file read whole, e.g. 512M or 2G (default 256M); a "
+        "larger file is listed as unreadable and the others are read",
+    )
+    parser.add_argument(
+        "--max-line-size",
+        type=_size,
+        metavar="SIZE",
+        help="longest line of a *.jsonl run file (default 64M); a longer line is listed as "
+        "unreadable and the lines after it are read",
     )
     parser.add_argument(
         "--list-order",
@@ -359,6 +377,15 @@ def _directory(text: str) -> Path:
     return Path(text)
 
 
+def _size(text: str) -> int:
+    from assay.limits import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _red_flag(text: str) -> tuple[str, float | None]:
     name, sep, value = text.partition("=")
     name = name.strip()
@@ -425,6 +452,15 @@ _positive = _number(int, "a whole number", lambda v: v >= 1, "1 or more")
 _workers = _number(int, "a whole number", lambda v: v >= 0, "0 or more")
 _rate = _number(float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
 _amount = _number(float, "a number", lambda v: 0 < v < float("inf"), "a positive number")
+
+
+def _limits(args: argparse.Namespace) -> InputLimits:
+    """The input limits of `--max-file-size` and `--max-line-size` (the defaults where not
+    given)."""
+    from assay.limits import InputLimits
+
+    given = {"max_file_bytes": args.max_file_size, "max_line_bytes": args.max_line_size}
+    return InputLimits(**{name: size for name, size in given.items() if size is not None})
 
 
 def _judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
@@ -501,13 +537,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     missing = [p for p in [args.trajectories, *args.scenarios] if not p.exists()]
     if missing:
         for path in missing:
-            error(f"no such file or directory: {path}")
+            error(f"no such file or directory: {path_text(path)}")
         return ExitCode.INPUT_ERROR
     if args.reports_dir.resolve() == args.trajectories.resolve():
         error("--reports-dir must not be the --trajectories directory: reports are not runs")
         return ExitCode.USAGE_ERROR
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
-        error(f"--reports-dir is not a directory: {args.reports_dir}")
+        error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
         return ExitCode.INPUT_ERROR
     if args.fmt is not None:
         from assay.formats.registry import UnknownReaderError, get_reader
@@ -556,6 +592,7 @@ def _evaluate_and_report(
         workers=args.workers,
         red_flag_thresholds=thresholds,
         reader=args.fmt,
+        limits=_limits(args),
     )
     rich_imported = args.quiet
 
@@ -577,7 +614,7 @@ def _evaluate_and_report(
         error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return ExitCode.INPUT_ERROR
     except KeyboardInterrupt:
-        error(f"interrupted; reports of finished runs are in {args.reports_dir}")
+        error(f"interrupted; reports of finished runs are in {path_text(args.reports_dir)}")
         return ExitCode.INTERNAL_ERROR
     except Exception as exc:
         if args.verbose:
@@ -586,10 +623,12 @@ def _evaluate_and_report(
         return ExitCode.INTERNAL_ERROR
 
     if not args.quiet:
-        print_summary(summary, args.reports_dir, verbose=args.verbose)
+        # Paths are shown as in the reports (a name that is not UTF-8 with `\xNN` escapes).
+        print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
-        error(f"no runs found (no readable *.json or *.jsonl) under {args.trajectories}")
+        shown = path_text(args.trajectories)
+        error(f"no runs found (no readable *.json or *.jsonl) under {shown}")
         return ExitCode.INPUT_ERROR
     if args.fail_under is not None:
         rate = summary.pass_rate

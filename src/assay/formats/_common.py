@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import errno
+import functools
+import io
 import math
 import os
 import stat
@@ -24,7 +26,8 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
-from assay.limits import MAX_TOKEN_COUNT
+from assay._text import escape_surrogates, path_text
+from assay.limits import MAX_TOKEN_COUNT, format_size, input_limits, is_out_of_memory
 from assay.records import Trajectory
 
 
@@ -39,6 +42,13 @@ class ReadProblem:
     reason: str
     """One line saying what is wrong, e.g. `invalid JSON: unexpected end of data at line 1
     column 4`."""
+
+    def __post_init__(self) -> None:
+        # A source is a path, and a file name need not be UTF-8: shown by the one rule of
+        # `assay._text`, so that a problem can always be written, whether its maker passed
+        # a path or its text.
+        self.source = escape_surrogates(self.source)
+        self.reason = escape_surrogates(self.reason)  # it may quote a path, or a name
 
 
 INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -56,6 +66,10 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _MAX_COUNT_TEXT = 32
 
 _READ_CHUNK = 1 << 20
+
+_LINE_BUFFER = 1 << 16
+"""The read buffer of a file read line by line: larger than the default 8 KB, which costs a
+refill every few lines of the usual run."""
 
 
 def is_lines_file(path: str | Path) -> bool:
@@ -116,11 +130,31 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
 
 def read_bytes(path: str | Path) -> bytes | ReadProblem:
     """The bytes of `path` without a UTF-8 byte-order mark, or why they cannot be read.
+
+    A file larger than the limit in force (`assay.limits.input_limits`) is not read at all:
+    its size is taken from the open file, and no more than the limit and one byte is read
+    should it grow meanwhile.
+
+    Example:
+        >>> from assay.limits import InputLimits, using_input_limits
+        >>> import tempfile
+        >>> path = tempfile.mkstemp(suffix=".json")[1]
+        >>> os.truncate(path, 3 * 2**20)
+        >>> with using_input_limits(InputLimits(max_file_bytes=2**20)):
+        ...     read_bytes(path).reason
+        'file is 3 MB; the limit is 1 MB (--max-file-size)'
+        >>> os.remove(path)
     """
     try:
-        data = _read_whole(path)
+        data = _read_whole(path, input_limits().max_file_bytes)
     except OSError as error:
         return ReadProblem(str(path), f"cannot read file: {os_reason(error)}")
+    except _TooLargeError as error:
+        return ReadProblem(str(path), str(error))
+    except MemoryError:
+        # One allocation too many for this file: what was read is freed as the error unwinds,
+        # and the next input is read as usual (see `parse_json`).
+        return ReadProblem(str(path), _NO_MEMORY)
     # Editors on some systems write a BOM; orjson refuses it, and it carries no meaning.
     return data[3:] if data.startswith(_UTF8_BOM) else data
 
@@ -147,9 +181,22 @@ def load_json(path: str | Path) -> tuple[Any, ReadProblem | None]:
 
 def parse_json(data: bytes | memoryview) -> tuple[Any, str | None]:
     """`(value, None)` for a JSON document, `(None, reason)` when it is not one.
+
+    Running out of memory while parsing is a reason too: the failed allocation was for this
+    document, whose partial value is freed as the error unwinds, so the input is unreadable
+    and the next one is read as usual. (Were memory exhausted by something held elsewhere,
+    every following input would say so in turn: never a score, never a silent skip.)
+
+    Example:
+        >>> parse_json(b'{"id": "\\\\ud800"}')[1]
+        'invalid JSON: no low surrogate in string at line 1 column 9'
     """
     try:
         return orjson.loads(data), None
+    except (MemoryError, SystemError) as error:
+        if not is_out_of_memory(error):
+            raise
+        return None, _NO_MEMORY
     except orjson.JSONDecodeError as error:
         # Only on the failure path: tell "not text at all" apart from "text, but not JSON",
         # which orjson reports with the same exception and a less helpful message.
@@ -169,13 +216,20 @@ def jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
 
 
 
-def jsonl_run_lines(path: str | Path) -> Iterator[tuple[bytes, str] | ReadProblem]:
+def jsonl_run_lines(
+    path: str | Path, *, whole: bool = False
+) -> Iterator[tuple[bytes, str] | ReadProblem]:
     """The non-blank lines of a `.jsonl` run file as `(line, source)`, not yet parsed.
 
     Read line by line, never whole: a JSONL file can hold any number of runs. A file that
     cannot be read (or stops being readable part-way), or holds no line at all, gives a
     problem. Each line becomes a run with `run_from_line`; the pipeline hands lines to its
     workers in batches this way.
+
+    A line longer than the limit in force (`assay.limits.input_limits`) is a problem of its
+    own, skipped in pieces without being held, and the lines after it are read. With `whole`
+    (for a reader that holds every line at once) the file's size is capped as a file read
+    whole is (`read_bytes`).
 
     Example:
         >>> import tempfile
@@ -185,28 +239,62 @@ def jsonl_run_lines(path: str | Path) -> Iterator[tuple[bytes, str] | ReadProble
         ['1', '3']
         >>> os.remove(path)
     """
+    label = path_text(path)
+    limits = input_limits()
     try:
-        handle = os.fdopen(open_regular(path)[0], "rb")
+        descriptor, size = open_regular(path)
     except OSError as error:
-        yield ReadProblem(str(path), f"cannot read file: {os_reason(error)}")
+        yield ReadProblem(label, f"cannot read file: {os_reason(error)}")
         return
+    if whole and size > limits.max_file_bytes:
+        os.close(descriptor)
+        yield ReadProblem(label, _too_large(size, limits.max_file_bytes))
+        return
+    longest = limits.max_line_bytes
     empty = True
-    with handle:
+    total = 0
+    with io.BufferedReader(io.FileIO(descriptor, "rb"), _LINE_BUFFER) as handle:
         number = 0
         try:
-            for number, line in enumerate(handle, start=1):
+            # readline with a bound: an endless line is never read whole.
+            lines = iter(functools.partial(handle.readline, longest + 1), b"")
+            for number, line in enumerate(lines, start=1):
+                if len(line) > longest and line[-1:] != b"\n":
+                    del line  # up to the limit: not kept while the rest is skipped
+                    empty = False
+                    length = _skip_line(handle, longest + 1)
+                    total += length
+                    yield ReadProblem(f"{label}:{number}", _line_too_long(length, longest))
+                    continue
+                if whole:
+                    total += len(line)
+                    if total > limits.max_file_bytes:
+                        yield ReadProblem(label, _grew(limits.max_file_bytes))
+                        return
                 if number == 1 and line.startswith(_UTF8_BOM):
                     line = line[len(_UTF8_BOM) :]
                 if not line or line.isspace():
                     continue
                 empty = False
-                yield line, f"{path}:{number}"
+                yield line, f"{label}:{number}"
         except OSError as error:
-            yield ReadProblem(f"{path}:{number + 1}", f"cannot read file: {os_reason(error)}")
+            yield ReadProblem(f"{label}:{number + 1}", f"cannot read file: {os_reason(error)}")
             return
     if empty:
-        yield ReadProblem(str(path), "empty file")
+        yield ReadProblem(label, "empty file")
 
+
+def _skip_line(handle: io.BufferedReader[io.FileIO], length: int) -> int:
+    """Read past the rest of a line whose first `length` bytes were read; the line's length
+    (without its newline). Read in pieces into one buffer: nothing of the line is kept."""
+    piece = bytearray(_READ_CHUNK)
+    while size := handle.readinto(piece):
+        end = piece.find(b"\n", 0, size)
+        if end >= 0:
+            handle.seek(end + 1 - size, os.SEEK_CUR)  # back to where the next line starts
+            return length + end
+        length += size
+    return length
 
 
 def os_reason(error: OSError) -> str:
@@ -229,21 +317,55 @@ def open_regular(path: str | Path) -> tuple[int, int]:
     return descriptor, status.st_size
 
 
-def _read_whole(path: str | Path) -> bytes:
+class _TooLargeError(Exception):
+    """A file past the size limit; the message is the problem's reason."""
+
+
+_NO_MEMORY = "not enough memory to read it (--max-file-size and --max-line-size bound what is read)"
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"file is {format_size(size)}; the limit is {format_size(limit)} (--max-file-size)"
+
+
+def _grew(limit: int) -> str:
+    return f"file grew past the limit of {format_size(limit)} while read (--max-file-size)"
+
+
+def _line_too_long(size: int, limit: int) -> str:
+    return f"line is {format_size(size)}; the limit is {format_size(limit)} (--max-line-size)"
+
+
+def _read_whole(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes.
+
+    Raises:
+        OSError: it cannot be read, or is no regular file.
+        _TooLargeError: it is (or grew while read to be) larger than `limit`.
+    """
     # os.open/os.read rather than open(): no buffered file object for a file read in one go,
     # about three times faster on the small files runs and ground truth come in.
     descriptor, size = open_regular(path)
     try:
+        if size > limit:
+            raise _TooLargeError(_too_large(size, limit))
         # One byte more than the size: a short read is the end of a regular file, so the
-        # usual file is read in one call, and one that grew meanwhile is still read whole.
-        # Capped, so that a size that says gigabytes is not allocated in one piece.
+        # usual file is read in one call, and one that grew meanwhile is still read whole,
+        # up to one byte past the limit. Chunked, so that a size that says gigabytes is not
+        # allocated in one piece.
         wanted = min(size + 1, _READ_CHUNK)
         first = os.read(descriptor, wanted)
         if len(first) < wanted:
             return first
         chunks = [first]
-        while chunk := os.read(descriptor, _READ_CHUNK):
+        total = len(first)
+        while total <= limit and (
+            chunk := os.read(descriptor, min(_READ_CHUNK, limit + 1 - total))
+        ):
             chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise _TooLargeError(_grew(limit))
     finally:
         os.close(descriptor)
     return b"".join(chunks)

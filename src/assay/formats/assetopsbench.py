@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
+from assay._text import path_text
 from assay.formats._common import (
     ReadProblem,
     count,
@@ -305,7 +306,7 @@ def _read_json(path: str | Path) -> Iterator[Trajectory | ReadProblem]:
     if problem is not None:
         yield problem
     else:
-        yield from read_value(value, str(path))
+        yield from read_value(value, path_text(path))
 
 
 def run_from_line(line: bytes, source: str) -> Trajectory | ReadProblem:

@@ -43,6 +43,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from assay._text import path_text
 from assay.formats._common import (
     ReadProblem,
     describe,
@@ -399,11 +400,12 @@ def _read_line(unit: LineUnit) -> Iterator[Trajectory | ReadProblem]:
     yield from _found(reader, reader.read(value, unit.source), unit.source)
 
 
-def _read_document(source: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:
-    value, problem = load_json(source)
+def _read_document(path: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:
+    value, problem = load_json(path)
     if problem is not None:
         yield problem
         return
+    source = path_text(path)  # what the runs are said to come from (their file name as text)
     if fmt is not None:
         reader: Reader | None = get_reader(fmt)
     else:
@@ -418,7 +420,7 @@ def _read_lines_together(
     reader: Reader, path: str, skip: int
 ) -> Iterator[Trajectory | ReadProblem]:
     values: list[Any] = []
-    for item in jsonl_run_lines(path):
+    for item in jsonl_run_lines(path, whole=True):
         if isinstance(item, ReadProblem):
             yield item
             continue
@@ -431,7 +433,8 @@ def _read_lines_together(
         else:
             values.append(value)
     if values:
-        yield from _found(reader, reader.read(values, path), path)
+        source = path_text(path)
+        yield from _found(reader, reader.read(values, source), source)
 
 
 def _found(

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from assay._jsonable import json_type
+from assay._text import escape_surrogates, path_text
 from assay.formats._adk_criteria import CONFIG_FILE as ADK_CONFIG_FILE
 from assay.formats._common import (
     ReadProblem,
@@ -205,7 +206,7 @@ class ScenarioIndex:
 
     @staticmethod
     def source_of(entry: Case | _Folder) -> str:
-        return entry.source if isinstance(entry, Case) else entry
+        return entry.source if isinstance(entry, Case) else path_text(entry)
 
 
 def _plain_number(key: str) -> int | None:
@@ -239,7 +240,9 @@ class _FoundFolder(NamedTuple):
 
 
 def _folder_id_of(folder: _Folder) -> str:
-    return _folder_id(os.path.basename(folder)) or ""  # noqa: PTH119
+    # The id as shown (an undecodable byte of the name as `\xNN`, see `assay._text`): the
+    # folder's key was made from that text too.
+    return escape_surrogates(_folder_id(os.path.basename(folder)) or "")  # noqa: PTH119
 
 
 def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
@@ -256,6 +259,10 @@ def index_scenarios(paths: Sequence[Path]) -> ScenarioIndex:
             if isinstance(item, ReadProblem):
                 index.problems.append(item)
                 continue
+            # Every case as report text, whichever loader made it (a file, a catalog, an ADK
+            # eval set): its id may come from a file name, and its source is one.
+            item.id = escape_surrogates(item.id)
+            item.source = path_text(item.source)
             key = scenario_key(item.id)
             if key is None:  # ids are checked before an entry is built; kept for safety
                 index.problems.append(ReadProblem(item.source, "unusable scenario id"))
@@ -424,7 +431,9 @@ def _scenario_folder(folder: str, name: str) -> _FoundFolder | ReadProblem:
     """A folder named `scenario_<id>` as the index takes it (found, with its join key), or a
     problem."""
     number = _numbered_folder(name)
-    key = str(number) if number is not None else scenario_key(name[_FOLDER_PREFIX_LEN:])
+    # The key of the id as shown (see `_folder_id_of`), so that ids join as they are shown.
+    shown = escape_surrogates(name[_FOLDER_PREFIX_LEN:])
+    key = str(number) if number is not None else scenario_key(shown)
     if key is None:
         return ReadProblem(folder, f"no usable scenario id in folder name {name!r}")
     if not _has_case_files(folder):
@@ -504,7 +513,7 @@ def _load_folder(
         expected_answer=expected,
         answer_rules=answer_rules,
         answer_rules_problem=rules_problem,
-        source=source,
+        source=path_text(source),
         characteristic_form=turns[-1].characteristic_form if turns else None,
         turns=turns,
     )

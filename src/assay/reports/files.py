@@ -15,6 +15,8 @@ import re
 from hashlib import blake2b
 from pathlib import Path
 
+from assay._text import escape_surrogates
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_NAME = 120
 _RESERVED = {
@@ -43,7 +45,9 @@ class ReportNames:
 
     def allocate(self, wanted: str | None) -> str:
         """A fresh safe stem for `wanted` (a run or scenario id)."""
-        stem = _UNSAFE.sub("_", wanted or "").strip("._-")[:_MAX_NAME] or "run"
+        # An id from a file name that is not UTF-8 is named as it is shown (`\xff` -> `xff`).
+        shown = escape_surrogates(wanted or "")
+        stem = _UNSAFE.sub("_", shown).strip("._-")[:_MAX_NAME] or "run"
         if stem.lower() in _RESERVED:
             stem = f"run-{stem}"
         candidate, counter = stem, 1

@@ -105,7 +105,9 @@ class ReportWriter:
 
     def write_summary(self, summary: RunSummary) -> None:
         """Write `_aggregate.json`."""
-        data = orjson.dumps(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
+        # Lenient, as the reports are: a lone surrogate that reached a figure's name (a YAML
+        # scenario's type written as "\ud800") is escaped rather than lose the aggregate.
+        data = dumps_lenient(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
         write_atomic(inside(self.directory, AGGREGATE_FILE), data)
 
 
