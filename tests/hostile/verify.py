@@ -205,13 +205,17 @@ class Reports:
             yield "scenario_problem", str(item.get("source") or ""), item
 
 
-def read_reports(directory: Path, *, finished: bool = True) -> Reports:
+def read_reports(
+    directory: Path, *, finished: bool = True, with_aggregate: bool = True
+) -> Reports:
     """Read and check a reports directory.
 
     Every `results.jsonl` line must be a JSON object naming (in `report_file`) a report that
     exists in the directory, each report named once. With `_aggregate.json` there, its totals
     must add up and count exactly the lines, and every input not scored must have a reason.
-    A `finished` evaluation leaves no temporary file and always an aggregate.
+    A `finished` evaluation leaves no temporary file and always an aggregate. Without
+    `with_aggregate` (a killed evaluation leaves the aggregate of an earlier one, if any),
+    `_aggregate.json` is not read.
     """
     problems: list[str] = []
     lines: list[dict[str, Any]] = []
@@ -245,7 +249,7 @@ def read_reports(directory: Path, *, finished: bool = True) -> Reports:
         problems += ops_problems(line.get("ops") or {}, f"results.jsonl:{number}")
     aggregate: dict[str, Any] = {}
     aggregate_file = directory / "_aggregate.json"
-    if aggregate_file.exists():
+    if aggregate_file.exists() and with_aggregate:
         try:
             aggregate = orjson.loads(aggregate_file.read_bytes())
         except orjson.JSONDecodeError as exc:
