@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from corpus import ESCAPES, GENERATORS, MARKUP, Expect, whole_corpus_names, write_corpus
 from verify import (
+    SGR,
     changed,
     coloured_control_problems,
     evaluate,
@@ -111,6 +112,7 @@ def test_the_whole_corpus_in_colour_shows_the_data_escaped(corpus_root: Path) ->
     expects = write_corpus(corpus_root, whole_corpus_names())
     problems, output = _evaluated(corpus_root, expects, "--workers", "1", "-v", colour=True)
     assert not problems, "\n".join(problems)
+    assert SGR.search(output), "no colour in the output: the check above proved nothing"
     text = output.decode("utf-8", "replace")
     # The data's own escapes are on the terminal as text: \x1b[2J, not a cleared screen.
     for escape in ESCAPES:
