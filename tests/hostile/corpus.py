@@ -6,7 +6,8 @@ says what `assay evaluate` must make of each file (see `Outcome`). Every corpus 
 same few sound scenarios (`write_base_scenarios`), so that runs have something to be scored
 against. Nothing big is committed: a corpus is written in a fraction of a second.
 
-Adding an input is one function (or, for a single file, one `single(...)` line):
+Adding an input is one function (or, for a single file, one `single(...)` line, evaluated
+with the other single files):
 
     @hostile()
     def answer_is_a_number(inputs: Inputs) -> None:
@@ -25,9 +26,9 @@ To write the corpus for trials by hand:
 Example:
     >>> import tempfile
     >>> root = Path(tempfile.mkdtemp())
-    >>> expects = write_corpus(root, ["truncated_json"])
-    >>> [(e.path, e.outcome.value) for e in expects]
-    [('runs/truncated_json/truncated.json', 'listed')]
+    >>> expects = write_corpus(root, ["prompt_injection"])
+    >>> [(e.path, e.outcome.value) for e in expects][0]
+    ('runs/prompt_injection/answer.json', 'not_passed')
     >>> sorted(p.name for p in (root / "scenarios").iterdir())[:2]
     ['scenario_1', 'scenario_2']
 """
@@ -215,15 +216,14 @@ def hostile(
     return register
 
 
-def single(
-    name: str, file_name: str, data: bytes | str, outcome: Outcome = Outcome.LISTED
-) -> None:
-    """Register a hostile input that is one file of `data`."""
+SINGLE_FILES: list[tuple[str, bytes | str, Outcome]] = []
+"""Hostile inputs of one file each (`single`), written together by `single_files`: one
+evaluation for all of them keeps the suite quick."""
 
-    def write(inputs: Inputs) -> None:
-        inputs.file(file_name, data, outcome)
 
-    GENERATORS[name] = Generator(name, write)
+def single(file_name: str, data: bytes | str, outcome: Outcome = Outcome.LISTED) -> None:
+    """Register a hostile input that is one file of `data` (its name must be unique)."""
+    SINGLE_FILES.append((file_name, data, outcome))
 
 
 def write_base_scenarios(root: Path) -> None:
@@ -262,20 +262,26 @@ def whole_corpus_names() -> list[str]:
 
 # --- malformed JSON ---------------------------------------------------------------------------
 
-single("truncated_json", "truncated.json", '{"run_id": "t1", "answer": "{\\"a\\": 1')
-single("trailing_garbage", "trailing.json", '{"run_id": "t2", "answer": "x"} and more')
-single("nan_literal", "nan.json", '{"run_id": NaN, "scenario_id": "1", "answer": "x"}')
-single("raw_control_in_string", "raw.json", '{"run_id": "r\x1b[2J", "answer": "x"}')
-single("not_utf8_content", "latin1.json", b'{"run_id": "caf\xe9", "answer": "x"}')
-single("nul_bytes", "nul.json", b'{"run_id": "n1"}\x00\x00\x00')
-single("empty_json", "empty.json", b"")
-single("whitespace_json", "blank.json", b" \n\t\n")
-single("empty_jsonl", "empty.jsonl", b"")
-single("bom_only", "bom.json", b"\xef\xbb\xbf")
-single("scalar_document", "scalar.json", b"42")
-single("list_of_numbers", "numbers.json", b"[1, 2, 3]")
-single("empty_object", "object.json", b"{}")
-single("empty_list", "list.json", b"[]")
+single("truncated.json", '{"run_id": "t1", "answer": "{\\"a\\": 1')
+single("trailing.json", '{"run_id": "t2", "answer": "x"} and more')
+single("nan.json", '{"run_id": NaN, "scenario_id": "1", "answer": "x"}')
+single("raw.json", '{"run_id": "r\x1b[2J", "answer": "x"}')
+single("latin1.json", b'{"run_id": "caf\xe9", "answer": "x"}')
+single("nul.json", b'{"run_id": "n1"}\x00\x00\x00')
+single("empty.json", b"")
+single("blank.json", b" \n\t\n")
+single("empty.jsonl", b"")
+single("bom.json", b"\xef\xbb\xbf")
+single("scalar.json", b"42")
+single("numbers.json", b"[1, 2, 3]")
+single("object.json", b"{}")
+single("list.json", b"[]")
+
+
+@hostile()
+def single_files(inputs: Inputs) -> None:
+    for file_name, data, outcome in SINGLE_FILES:
+        inputs.file(file_name, data, outcome)
 
 
 @hostile()

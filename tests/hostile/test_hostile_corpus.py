@@ -52,10 +52,15 @@ def corpus_root(tmp_path: Path) -> Iterator[Path]:
 
 
 def _evaluated(
-    root: Path, expects: list[Expect], *extra: str, colour: bool = False
+    root: Path,
+    expects: list[Expect],
+    *extra: str,
+    colour: bool = False,
+    reports: Path | None = None,
 ) -> tuple[list[str], bytes]:
-    """Evaluate the corpus at `root`; every problem found, and what was printed."""
-    reports = root.parent / "reports"
+    """Evaluate the corpus at `root` (reports beside it, or in `reports`); every problem
+    found, and what was printed."""
+    reports = reports or root.parent / "reports"
     (root / "home").mkdir(exist_ok=True)  # the command's home: a stray write shows there
     before = snapshot(root.parent, reports)
     proc = evaluate(root, reports, *extra, colour=colour)
@@ -70,7 +75,7 @@ def _evaluated(
         found = read_reports(reports)
         problems += found.problems
         if found.aggregate:
-            problems += expectation_problems(root, found, expects)
+            problems += expectation_problems(root, found, expects, skip=[reports])
     else:
         problems.append("no reports directory")
     output = proc.stdout + proc.stderr
@@ -106,6 +111,16 @@ def test_the_whole_corpus_at_once_with_workers(corpus_root: Path) -> None:
     text = output.decode("utf-8", "replace")
     missing = [m for m in MARKUP if m not in text]
     assert not missing, f"markup not shown as written: {missing}"
+
+
+def test_reports_inside_the_runs_tree_are_never_read_back(corpus_root: Path) -> None:
+    # The README allows --reports-dir inside --trajectories: a second evaluation into it
+    # must find exactly what the first found, none of its own reports read as runs.
+    expects = write_corpus(corpus_root, whole_corpus_names())
+    reports = corpus_root / "runs" / "reports"
+    for _ in range(2):
+        problems, _ = _evaluated(corpus_root, expects, "--workers", "2", reports=reports)
+        assert not problems, "\n".join(problems)
 
 
 def test_the_whole_corpus_in_colour_shows_the_data_escaped(corpus_root: Path) -> None:

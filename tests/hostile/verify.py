@@ -30,7 +30,7 @@ from corpus import Expect, Outcome
 HANG_GUARD_S = 180
 """Wall-clock seconds after which a command is taken to hang: a guard, not a speed check."""
 
-CPU_BUDGET_S = 10
+CPU_BUDGET_S = 6
 """CPU seconds a command may use (RLIMIT_CPU): far above what any input here needs, so only a
 runaway computation reaches it. Work bounded by a counter, not by the clock."""
 
@@ -347,11 +347,18 @@ def _from(source: str, path: str) -> bool:
 def expectation_problems(
     root: Path, reports: Reports, expects: Iterable[Expect], *, skip: Iterable[Path] = ()
 ) -> list[str]:
-    """What in `reports` breaks the expectations of the corpus at `root`, and which input
-    file no report mentions (skipped in silence)."""
+    """What in `reports` breaks the expectations of the corpus at `root`, which input file no
+    report mentions (skipped in silence), and what was read from the `skip` directories (the
+    reports directory, when it sits inside the runs)."""
     entries = list(reports.entries())
     problems = []
     exempt = {os.fspath(root / e.path) for e in expects if e.outcome is Outcome.NOT_A_RUN}
+    skipped = [os.fspath(p) + os.sep for p in skip]
+    problems += [
+        f"read from a directory never read as input: {source}"
+        for _, source, _ in entries
+        if any(source.startswith(prefix) for prefix in skipped)
+    ]
     for path in input_files(root / "runs", skip):
         text = os.fspath(path)
         if text not in exempt and not any(_from(s, text) for _, s, _ in entries):
