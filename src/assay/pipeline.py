@@ -25,6 +25,8 @@ import operator
 import os
 import re
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -580,7 +582,10 @@ async def _score_in_processes(
     global _worker_scorer
     _worker_scorer = file_scorer  # what the forked workers inherit (see `_score_units`)
     pool = ProcessPoolExecutor(
-        count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker
+        count,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker,
+        initargs=(os.getpid(),),
     )
     pending: deque[Future[list[_Scored]]] = deque()
     try:
@@ -606,13 +611,29 @@ _worker_loop: asyncio.AbstractEventLoop | None = None
 """A worker process's own event loop, on which it scores its chunks."""
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     global _worker_loop
     # Ctrl-C (and a SIGTERM sent to the process group) reach the workers too: stopping is the
     # parent's to decide, and it lets them finish the chunk in hand.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # A parent killed outright (SIGKILL, the OOM killer) cannot stop its workers, and they
+    # would never stop by themselves: blocked on the pool's pipes, which they hold open for
+    # each other, ignoring SIGTERM, and holding the reports directory's lock (they share the
+    # descriptor of its results.jsonl), so that no later evaluation could write there.
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     _worker_loop = asyncio.new_event_loop()
+
+
+_PARENT_CHECK_S = 0.5
+"""How often a worker checks that the process that started it is alive."""
+
+
+def _exit_with(parent: int) -> None:
+    """End this worker process as soon as `parent` is no longer its parent (it died)."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_CHECK_S)
+    os._exit(1)
 
 
 def _score_units(units: list[Unit]) -> list[_Scored]:

@@ -13,9 +13,13 @@ from assay.results import RunSummary
 if TYPE_CHECKING:
     from rich.console import Console
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-"""Characters a terminal would act on (escape sequences, carriage returns, ...), and lone
-surrogates (a file name that is not UTF-8), none of which may reach the terminal raw."""
+_CONTROL = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Characters a terminal would act on (escape sequences, carriage returns, ...), the
+bidirectional controls (which reorder what is shown around them: a runner named
+`x<U+202E>txt.exe` reads as `xexe.txt`), and lone surrogates (a file name that is not UTF-8),
+none of which may reach the terminal raw."""
 
 
 def shown(value: object) -> str:
@@ -24,8 +28,8 @@ def shown(value: object) -> str:
     never drives the terminal.
 
     Example:
-        >>> shown("ok\x1b[2Jgone"), shown("[bold]x[/bold]")
-        ('ok\\x1b[2Jgone', '[bold]x[/bold]')
+        >>> shown("ok\x1b[2Jgone"), shown("[bold]x[/bold]"), shown("a\u202eb")
+        ('ok\\x1b[2Jgone', '[bold]x[/bold]', 'a\\u202eb')
     """
     text = str(value)
     if _CONTROL.search(text) is None:
