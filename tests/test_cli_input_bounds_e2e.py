@@ -104,6 +104,9 @@ def test_max_file_size_holds_in_worker_processes_and_for_ground_truth(tmp_path: 
         }
     ]
     assert len(_lines(out)) == 79
+    # The caps are recorded, so the evaluation can be re-created.
+    assert _aggregate(out)["options"]["max_file_bytes"] == 2048
+    assert _aggregate(out)["options"]["max_line_bytes"] == 64 * 1024**2
 
 
 def test_a_jsonl_line_past_the_cap_is_that_line_s_problem(tmp_path: Path) -> None:

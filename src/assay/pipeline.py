@@ -286,6 +286,8 @@ def _options_report(options: EvaluateOptions) -> dict[str, Any]:
         "scorers": list(options.scorers),
         "workers": options.workers,
         "red_flag_thresholds": thresholds.to_report(),
+        "max_file_bytes": options.limits.max_file_bytes,
+        "max_line_bytes": options.limits.max_line_bytes,
     }
 
 

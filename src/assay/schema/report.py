@@ -231,6 +231,11 @@ class EvaluationOptions(_Record):
     workers: int
     red_flag_thresholds: dict[str, float | None]
     """Where each red flag is raised (null: switched off)."""
+    max_file_bytes: int | None = Field(default=None, ge=1)
+    """Largest input file read whole (`--max-file-size`); absent in reports of versions that
+    did not cap input."""
+    max_line_bytes: int | None = Field(default=None, ge=1)
+    """Longest line of a JSON-lines run file read (`--max-line-size`)."""
 
 
 class ScorerRun(_Record):
