@@ -1100,18 +1100,20 @@ def test_hostile_answers_are_recorded_on_their_own_runs(tmp_path: Path) -> None:
     by_run = reports_by_run_id(reports)
     for run_id in ("good-before", "good-count", "good-after"):
         assert by_run[run_id]["score"]["passed"] is True, by_run[run_id]["score"]
-    for run_id in ("brackets", "digits", "digits-vs-dict", "bad-key"):
+    for run_id in ("digits", "digits-vs-dict", "bad-key"):
         score = by_run[run_id]["score"]
         assert score["status"] == "scored", (run_id, score)
         assert score["passed"] is False, run_id
         assert score["score"] == 0.0, run_id
         assert score["details"]["total_gold_keys"] >= 1
+    # Too deep for the parser: assay did not read it, which is no verdict on the agent.
+    brackets = by_run["brackets"]["score"]
+    assert brackets["status"] == "unscored" and brackets["details"]["reason"] == "answer_over_limit"
     assert by_run["brackets"]["answer"] == "[" * 100_000
     assert by_run["digits"]["answer"] == big_number
     brackets = by_run["brackets"]["score"]["details"]
     assert brackets["parse"]["model"] == "rejected"
     assert "deep" in brackets["parse"]["model_error"]
-    assert sorted(brackets["missing_keys"]) == ["answer.energy", "answer.material"]
     assert "unhashable" in by_run["bad-key"]["score"]["details"]["parse"]["model_error"]
     assert totals["passed"] == 3
 

@@ -34,6 +34,7 @@ NO_VERDICT = frozenset(
         "no_part_scored",
         "no_weight",
         "partially_scored",
+        "answer_over_limit",
     }
 )
 """The unscored reason codes the scorers give that mean "no verdict could be given"."""

@@ -218,9 +218,7 @@ def test_empty_model_value_scores_zero_similarity() -> None:
     assert result.details["details"][0]["similarity"] == 0.0
 
 
-@pytest.mark.parametrize(
-    "answer", ["{[1]: 2}", "9" * 5000, "[" * 100_000, "{" * 50_000 + "}" * 50_000]
-)
+@pytest.mark.parametrize("answer", ["{[1]: 2}", "9" * 5000])
 def test_hostile_answers_are_recorded_not_raised(answer: str) -> None:
     result = score("{'a': 1}", answer)
     assert result.status is ScoreStatus.SCORED
@@ -228,9 +226,20 @@ def test_hostile_answers_are_recorded_not_raised(answer: str) -> None:
     assert result.value == 0.0
 
 
-def test_over_deep_answer_notes_the_parse_error() -> None:
-    result = score("{'a': 1}", "[" * 100_000)
-    assert "nested deeper" in result.details["parse"]["model_error"]
+@pytest.mark.parametrize("answer", ["[" * 100_000, "{" * 50_000 + "}" * 50_000])
+def test_answers_too_deep_to_read_are_recorded_not_raised(answer: str) -> None:
+    result = score("{'a': 1}", answer)
+    assert result.status is ScoreStatus.UNSCORED
+    assert result.details["reason"] == "answer_over_limit"
+
+
+def test_an_answer_past_the_parser_s_limits_is_unscored_not_failed() -> None:
+    # assay declining to read an answer is no verdict on the agent.
+    for answer, why in (("[" * 100_000, "nested deeper"), ("x" * 1_000_001, "characters")):
+        result = score("{'a': 1}", answer)
+        assert result.status is ScoreStatus.UNSCORED and result.value is None
+        assert result.details["reason"] == "answer_over_limit"
+        assert why in result.details["parse"]["model_error"] and why in result.rationale
 
 
 def test_empty_containers_are_values() -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
-from assay.answers.compare import compare_values, nothing_answered
+from assay.answers.compare import compare_values
 from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
 from assay.answers.rules import AnswerRules
 from assay.limits import ALIGNMENT_BUDGET
@@ -35,6 +35,10 @@ from assay.results import Score
 from assay.scorers.registry import Scorer, register_scorer
 
 NAME = "static_json"
+
+ANSWER_OVER_LIMIT = "answer_over_limit"
+"""`details["reason"]` of a run whose answer broke a limit of the parser (length, depth):
+unscored, since assay not reading an answer says nothing of the agent."""
 
 
 @register_scorer(NAME)
@@ -117,16 +121,21 @@ def score_static_json(
     if model.error:
         parse_info["model_error"] = model.error
     if model.rejected:
-        comparison = nothing_answered(gold.value)
-    else:
-        comparison = compare_values(
-            gold.value,
-            model.value,
-            rules,
-            list_order=list_order,
-            case_insensitive_keys=case_insensitive_keys,
-            alignment_budget=alignment_budget,
+        # The answer broke one of assay's own limits (length, depth): assay could not read it,
+        # which is no verdict on the agent, so it is not scored as a failure.
+        return Score.unscored(
+            NAME,
+            f"answer not read: {model.error}",
+            {"reason": ANSWER_OVER_LIMIT, "parse": parse_info},
         )
+    comparison = compare_values(
+        gold.value,
+        model.value,
+        rules,
+        list_order=list_order,
+        case_insensitive_keys=case_insensitive_keys,
+        alignment_budget=alignment_budget,
+    )
     metrics = comparison.metrics()
     passed = metrics["strict_exact_match_accuracy"] == 1.0
     details: dict[str, Any] = dict(metrics)
