@@ -149,13 +149,15 @@ def write_lines(descriptor: int, data: bytes | bytearray, size: int) -> int:
         8
         >>> os.close(descriptor); os.remove(path)
     """
-    view = memoryview(data)
     done = 0
     try:
-        while done < len(view):
-            done += os.write(descriptor, view[done:])
+        # Released on the way out, even with an error in flight: a bytearray that is still
+        # viewed cannot be cleared by its owner.
+        with memoryview(data) as view:
+            while done < len(view):
+                done += os.write(descriptor, view[done:])
     except BaseException:
-        size += bytes(view[:done]).rfind(b"\n") + 1  # whole lines written before the error
+        size += data.rfind(b"\n", 0, done) + 1  # whole lines written before the error
         with contextlib.suppress(OSError):
             os.ftruncate(descriptor, size)
             os.lseek(descriptor, size, os.SEEK_SET)

@@ -13,6 +13,7 @@ import orjson
 
 from assay.__version__ import __version__
 from assay._jsonable import dumps_lenient
+from assay.formats.registry import REPORTS_MARKER
 from assay.reports.files import (
     ReportNames,
     inside,
@@ -24,10 +25,10 @@ from assay.results import CaseResult, RunSummary
 
 AGGREGATE_FILE = "_aggregate.json"
 RESULTS_FILE = "results.jsonl"
-MARKER_FILE = ".assay-reports"
-"""Written into every reports directory: reading runs, assay skips a directory holding it, so
-that reports are never read back as runs. Small JSON: `{"assay_reports": 1,
-"assay_version": ...}`."""
+MARKER_FILE = REPORTS_MARKER
+"""`.assay-reports`, written into every reports directory: reading runs, assay skips a
+directory holding it, so that reports are never read back as runs. Small JSON:
+`{"assay_reports": 1, "assay_version": ..., "note": ...}`."""
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 LINES_PER_FLUSH = 64
 """`results.jsonl` lines written in one call: a write call per line cost more than the line
@@ -98,9 +99,9 @@ class ReportWriter:
         descriptor, self._descriptor = self._descriptor, None
         if descriptor is not None:
             try:
-                if self._pending:
-                    self._size = write_lines(descriptor, self._pending, self._size)
-                    self._pending.clear()
+                pending, self._pending = self._pending, bytearray()
+                if pending:
+                    self._size = write_lines(descriptor, pending, self._size)
             except OSError:
                 if exc_type is None:
                     raise
@@ -138,7 +139,8 @@ class ReportWriter:
                     self._size = write_lines(self._descriptor, pending, self._size)
                 finally:
                     # Written, or cut back to whole lines and failing: either way not again.
-                    pending.clear()
+                    # A new buffer, not clear(): a traceback may still hold a view of this one.
+                    self._pending = bytearray()
         return report_file
 
     def write_summary(self, summary: RunSummary) -> None:
