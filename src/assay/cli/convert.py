@@ -31,7 +31,9 @@ told from each file's content (and .evalset.json / .test.json names) unless --fr
 A file no reader knows is listed with what it looked like; nothing is guessed.
 
 Every input that cannot be converted is listed with its reason, and conversion goes on with
-the rest. The output file is written atomically: it appears complete, or not at all.
+the rest. The output file is written atomically: it appears complete, or not at all. An --out
+that is a symbolic link, a FIFO, a device or a directory is refused: only a regular file is
+replaced.
 """
 
 EPILOG = """examples:
