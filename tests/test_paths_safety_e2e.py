@@ -109,7 +109,7 @@ def test_a_fifo_named_results_jsonl_is_refused_not_waited_on(tmp_path: Path) -> 
 
 
 @posix_only
-@pytest.mark.parametrize("name", ["_aggregate.json", ".assay-reports"])
+@pytest.mark.parametrize("name", ["_aggregate.json", ".assay_reports"])
 @pytest.mark.parametrize("kind", ["fifo", "directory", "symlink"])
 def test_an_aggregate_or_marker_that_is_not_a_regular_file_is_refused(
     tmp_path: Path, name: str, kind: str
@@ -185,7 +185,7 @@ def test_every_reports_dir_holds_the_marker_and_results_read_back(tmp_path: Path
     reports = tmp_path / "reports"
     proc = evaluate(runs, scenarios, reports)
     assert proc.returncode == 0, explain(proc)
-    marker = json.loads((reports / ".assay-reports").read_text())
+    marker = json.loads((reports / ".assay_reports").read_text())
     assert marker["assay_reports"] == 1 and marker["assay_version"]
     lines = read_results_lines(reports)
     assert [line["report_file"] for line in lines.results] == ["1.json"]
@@ -217,7 +217,7 @@ def test_an_earlier_reports_dir_in_the_runs_tree_is_skipped_with_a_reason(
     assert aggregate["totals"]["scored"] == 1  # run 1, once
     reasons = unreadable(aggregate)
     assert reasons == {
-        str(earlier): "an assay reports directory (it holds .assay-reports), not read as runs",
+        str(earlier): "an assay reports directory (it holds .assay_reports), not read as runs",
         str(legacy): "an assay reports directory (it holds _aggregate.json and results.jsonl), "
         "not read as runs",
     }

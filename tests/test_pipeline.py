@@ -138,7 +138,7 @@ def test_an_interrupted_run_keeps_what_finished(tmp_path: Path) -> None:
     assert aggregate["totals"]["scored"] == 2
     assert len((tmp_path / "out" / "results.jsonl").read_bytes().splitlines()) == 2
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        ".assay-reports",
+        ".assay_reports",
         "1.json",
         "2.json",
         "_aggregate.json",

@@ -45,14 +45,14 @@ def test_a_reports_directory_is_skipped_with_its_reason(tmp_path: Path) -> None:
     assert problems == {
         "legacy": "an assay reports directory (it holds _aggregate.json and results.jsonl), "
         "not read as runs",
-        "old": "an assay reports directory (it holds .assay-reports), not read as runs",
+        "old": "an assay reports directory (it holds .assay_reports), not read as runs",
     }
 
 
 def test_a_reports_directory_named_as_the_input_is_skipped_too(tmp_path: Path) -> None:
     touch(tmp_path / REPORTS_MARKER)
     touch(tmp_path / "1.json")
-    assert walk(tmp_path) == ([], {".": "an assay reports directory (it holds .assay-reports), "
+    assert walk(tmp_path) == ([], {".": "an assay reports directory (it holds .assay_reports), "
                                         "not read as runs"})
 
 

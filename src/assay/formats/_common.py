@@ -133,8 +133,9 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
         )
 
 
-REPORTS_MARKER = ".assay-reports"
-"""The file every assay reports directory holds (written by `assay.reports.json_report`)."""
+REPORTS_MARKER = ".assay_reports"
+"""The file every assay reports directory holds (written by `assay.reports.json_report`).
+Not `.assay-...`: that prefix names the temporaries an evaluation leaves only when killed."""
 
 _LINKED_DIRECTORY = "symbolic link to a directory, not followed"
 _REPORTS_SKIPPED = "an assay reports directory (it holds {}), not read as runs"

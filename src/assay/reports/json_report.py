@@ -26,7 +26,7 @@ from assay.results import CaseResult, RunSummary
 AGGREGATE_FILE = "_aggregate.json"
 RESULTS_FILE = "results.jsonl"
 MARKER_FILE = REPORTS_MARKER
-"""`.assay-reports`, written into every reports directory: reading runs, assay skips a
+"""`.assay_reports`, written into every reports directory: reading runs, assay skips a
 directory holding it, so that reports are never read back as runs. Small JSON:
 `{"assay_reports": 1, "assay_version": ..., "note": ...}`."""
 _OPTIONS = orjson.OPT_NON_STR_KEYS
