@@ -24,6 +24,18 @@ def check_reports_dir(directory: Path) -> list[str]:
             problems.append(f"{where}: {exc}")
 
     validate(Aggregate, (directory / "_aggregate.json").read_bytes(), "_aggregate.json")
+    marker = directory / ".assay_reports"  # what marks a reports directory; optional
+    if marker.is_file():
+        try:
+            content = orjson.loads(marker.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            content = {"error": str(exc)}
+        if not (
+            isinstance(content, dict)
+            and content.get("assay_reports") == 1
+            and isinstance(content.get("assay_version"), str)
+        ):
+            problems.append(f".assay_reports: not the marker assay writes: {content!r}")
     lines = directory / "results.jsonl"
     if lines.exists():
         for number, line in enumerate(lines.read_bytes().splitlines(), 1):

@@ -20,7 +20,7 @@ BIN_DIR = Path(sys.executable).parent
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO_ROOT / "examples"
 
-OWN_FILES = {"results.jsonl", "_aggregate.json"}
+OWN_FILES = {"results.jsonl", "_aggregate.json", ".assay_reports"}
 METRIC_NAMES = {
     "strict_exact_match_accuracy",
     "partial_exact_match_accuracy",
@@ -306,6 +306,7 @@ def test_worked_example_writes_every_metric_and_ops(tmp_path: Path) -> None:
     aggregate = check_reports(reports)
 
     assert sorted(p.name for p in reports.iterdir()) == [
+        ".assay_reports",
         "11.json",
         "_aggregate.json",
         "results.jsonl",
@@ -1235,8 +1236,8 @@ def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(
     scored = aggregate["totals"]["scored"]
     assert 0 < scored < 6000
     names = [p.name for p in reports.iterdir()]
-    assert not [n for n in names if n.startswith(".assay-")]  # no temporaries left behind
-    reports_written = [n for n in names if n not in ("_aggregate.json", "results.jsonl")]
+    assert not [n for n in names if n.endswith(".tmp")]  # no temporaries left behind
+    reports_written = [n for n in names if n not in OWN_FILES]
     assert len(reports_written) == scored == len(lines.read_text().splitlines())
     # Workers are forks of the evaluation: the same command line, with this test's own
     # reports directory in it. None may outlive it.
@@ -1318,4 +1319,4 @@ def test_temporaries_a_killed_evaluation_left_are_removed_by_the_next(tmp_path: 
     (reports / "notes.txt").write_text("the user's own file")
     assert evaluate(runs, scenarios, reports).returncode == 0
     names = sorted(p.name for p in reports.iterdir())
-    assert names == ["1.json", "_aggregate.json", "notes.txt", "results.jsonl"]
+    assert names == [".assay_reports", "1.json", "_aggregate.json", "notes.txt", "results.jsonl"]

@@ -138,6 +138,7 @@ def test_an_interrupted_run_keeps_what_finished(tmp_path: Path) -> None:
     assert aggregate["totals"]["scored"] == 2
     assert len((tmp_path / "out" / "results.jsonl").read_bytes().splitlines()) == 2
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        ".assay_reports",
         "1.json",
         "2.json",
         "_aggregate.json",
@@ -262,7 +263,7 @@ def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
     assert 0 < kept <= 48
     lines = (out / "results.jsonl").read_bytes().splitlines()
     assert len(lines) == kept
-    assert not [p for p in out.iterdir() if p.name.startswith(".assay-")]
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
 @pytest.mark.parametrize("workers", [1, 2])

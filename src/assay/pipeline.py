@@ -14,7 +14,7 @@ Example:
     >>> _ = (root / "gt" / "scenario_11" / "groundtruth.txt").write_text("{'a': 1}")
     >>> summary = evaluate(EvaluateOptions(root / "runs", (root / "gt",), root / "out"))
     >>> summary.totals["passed"], sorted(p.name for p in (root / "out").iterdir())
-    (1, ['11.json', '_aggregate.json', 'results.jsonl'])
+    (1, ['.assay_reports', '11.json', '_aggregate.json', 'results.jsonl'])
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import stat
+import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -257,3 +260,18 @@ def test_property_round_trip(
     assert back.answer == answer
     assert back.usage == run.usage
     assert back.error == error
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks are POSIX")
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_a_path_that_is_not_a_regular_file_is_never_replaced(tmp_path: Path, kind: str) -> None:
+    # Regression: the rename put a regular file in place of a FIFO (or of `/dev/full`).
+    out = tmp_path / "runs.jsonl"
+    if kind == "fifo":
+        os.mkfifo(out)
+    else:
+        out.symlink_to(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(OSError, match="not a regular file"):
+        write_runs_jsonl([Trajectory(run_id="a")], out)
+    assert out.is_symlink() if kind == "symlink" else stat.S_ISFIFO(os.lstat(out).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.jsonl"]  # no temporary left

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.formats import scenario_key
+from assay.formats._common import InexactId, id_text
 
 
 @pytest.mark.parametrize(
@@ -50,7 +51,7 @@ def test_spellings_of_eleven_share_one_key(value: object) -> None:
         ("-0", "0"),
         (-3, "-3"),
         ("-03", "-3"),
-        (1e20, "100000000000000000000"),
+        (10**30, "1" + "0" * 30),  # ints keep every digit
         ("9" * 5000, "9" * 5000),  # longer than int() accepts; still exact
     ],
 )
@@ -71,6 +72,9 @@ def test_keys(value: object, expected: str) -> None:
         math.nan,
         math.inf,
         -math.inf,
+        1e20,  # a float past 2**53: its digits may not be those written
+        2.0**53,
+        InexactId("1.2345678901234568e+29"),
         [11],
         {"id": 11},
         b"11",
@@ -111,3 +115,26 @@ def test_ints_and_their_text_agree(number: int) -> None:
 @given(st.floats(min_value=-1e15, max_value=1e15).filter(lambda x: x == 0 or abs(x) >= 1e-4))
 def test_floats_and_their_text_agree(number: float) -> None:
     assert scenario_key(number) == scenario_key(repr(number))
+
+
+def test_an_id_past_64_bits_keeps_its_digits_or_is_refused() -> None:
+    # Regression: run_id 123456789012345678901234567890, read by orjson as a float, became
+    # "1.2345678901234568e+29" and joined any other id that rounds to the same float.
+    import orjson
+
+    digits = b"123456789012345678901234567890"
+    big, neighbour = orjson.loads(b"[" + digits + b", " + digits[:-1] + b"1]")
+    assert isinstance(id_text(big), InexactId) and isinstance(id_text(neighbour), InexactId)
+    assert scenario_key(id_text(big)) is None
+    assert id_text(10**30) == "1" + "0" * 30 and id_text(2**63) == str(2**63)
+    assert id_text(2.0**53 - 1) == "9007199254740991.0"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_a_float_id_is_exact_or_refused(number: float) -> None:
+    text = id_text(number)
+    assert text is not None
+    if abs(number) >= 2**53:
+        assert isinstance(text, InexactId) and scenario_key(text) is None
+    else:
+        assert not isinstance(text, InexactId) and float(text) == number

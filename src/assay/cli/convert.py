@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,9 @@ told from each file's content (and .evalset.json / .test.json names) unless --fr
 A file no reader knows is listed with what it looked like; nothing is guessed.
 
 Every input that cannot be converted is listed with its reason, and conversion goes on with
-the rest. The output file is written atomically: it appears complete, or not at all.
+the rest. The output file is written atomically: it appears complete, or not at all. An --out
+that is a symbolic link, a FIFO, a device or a directory is refused: only a regular file is
+replaced.
 """
 
 EPILOG = """examples:
@@ -77,7 +80,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         required=True,
         type=Path,
         metavar="FILE.jsonl",
-        help="the JSONL file to write (replaced if it exists)",
+        help="the JSONL file to write (replaced if it is a regular file; a symbolic link, FIFO "
+        "or device is refused)",
     )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="show the traceback of an internal error"
@@ -87,14 +91,49 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _refused_output(out: Path) -> str | None:
+    """Why `out` cannot be written as the converted file, or None.
+
+    The file is written by renaming a new file over `out`: over a FIFO or a device that would
+    put a regular file in its place (it replaced `/dev/full`), and over a symbolic link it
+    would replace the link, not write where it points. Such an `out` is refused, as is a
+    directory, before anything is read or written.
+
+    Example:
+        >>> _refused_output(Path("/dev/null"))
+        '--out is a character device, not a regular file: /dev/null'
+    """
+    try:
+        status = out.lstat()
+    except FileNotFoundError:
+        if not out.parent.is_dir():
+            return f"cannot write {out}: no such directory {out.parent}"
+        return None
+    except OSError as exc:
+        return f"cannot write {out}: {exc.strerror or exc}"
+    if stat.S_ISREG(status.st_mode):
+        return None
+    if stat.S_ISDIR(status.st_mode):
+        return f"--out is a directory, not a file: {out}"
+    kind = _KINDS.get(stat.S_IFMT(status.st_mode), "a special file")
+    return f"--out is {kind}, not a regular file: {out}"
+
+
+_KINDS = {
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Convert the inputs named in `args`; returns the exit code."""
     out: Path = args.out
-    if out.is_dir():
-        error(f"--out is a directory, not a file: {out}")
-        return ExitCode.INPUT_ERROR
-    if not out.parent.is_dir():
-        error(f"cannot write {out}: no such directory {out.parent}")
+    refused = _refused_output(out)
+    if refused is not None:
+        error(refused)
         return ExitCode.INPUT_ERROR
 
     from assay.formats.assay_jsonl import write_runs_jsonl

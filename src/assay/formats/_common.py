@@ -86,11 +86,15 @@ def is_lines_file(path: str | Path) -> bool:
 
 
 def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | ReadProblem]:
-    """The input files under `path`, as strings, and a problem for each unlistable directory.
+    """The input files under `path`, as strings, and a problem for each directory not read.
 
     A file is yielded as is (reading it reports what is wrong with it). A directory is walked
     recursively for `INPUT_SUFFIXES`, skipping hidden entries and the `exclude` directories,
-    in a stable sorted order; a directory with no input at all is a problem.
+    in a stable sorted order. A problem is yielded, never silence, for a directory that cannot
+    be listed, a directory with no input at all, a symbolic link to a directory (not followed:
+    a link can loop, or lead anywhere on the disk; a link to a file is read as the file), and
+    an assay reports directory (one holding `REPORTS_MARKER`, or, as reports written before
+    the marker existed, both `_aggregate.json` and `results.jsonl`): reports are not runs.
 
     Example:
         >>> list(walk_inputs(Path("runs/11.json")))
@@ -100,32 +104,65 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
         yield str(path)
         return
     errors: list[OSError] = []
+    skipped: list[ReadProblem] = []
     found_any = False
     # Directories never read as input, such as the reports directory when it sits inside the
     # runs directory: its reports must not come back as runs.
-    skipped = {os.path.realpath(p) for p in exclude}
-    # os.walk rather than Path.rglob: it lets hidden directories be pruned before descending,
-    # does not follow directory symlinks (no loops), and reports unlistable directories.
+    excluded = {os.path.realpath(p) for p in exclude}
+    # os.walk rather than Path.rglob: it lets directories be pruned before descending, does
+    # not follow directory symlinks (no loops), and reports unlistable directories.
     # Files are yielded directory by directory (each sorted, directories visited in sorted
     # order) so that the order is stable without holding every path of a large tree at once.
     for dirpath, dirnames, filenames in os.walk(path, onerror=errors.append):
-        dirnames[:] = sorted(
-            name
-            for name in dirnames
-            if not name.startswith(".")
-            and not (skipped and os.path.realpath(Path(dirpath, name)) in skipped)
-        )
+        reports = _reports_directory(filenames)
+        if reports is not None:
+            # Its subdirectories are not runs either: a reports directory holds none of its own.
+            dirnames.clear()
+            skipped.append(ReadProblem(dirpath, reports))
+            continue
+        kept = []
+        for name in sorted(dirnames):
+            if name.startswith("."):
+                continue
+            child = os.path.join(dirpath, name)  # noqa: PTH118
+            if excluded and os.path.realpath(child) in excluded:
+                continue
+            # os.walk lists a link to a directory among the directories and does not enter it.
+            if os.path.islink(child):  # noqa: PTH114
+                skipped.append(ReadProblem(child, _LINKED_DIRECTORY))
+                continue
+            kept.append(name)
+        dirnames[:] = kept
         for name in sorted(filenames):
             if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
                 found_any = True
                 yield os.path.join(dirpath, name)  # noqa: PTH118
-    if not found_any and not errors:
+    if not found_any and not errors and not skipped:
         # An empty directory is almost always a wrong path; say so instead of reading nothing.
         yield ReadProblem(str(path), "no .json, .jsonl or .ndjson files in directory")
+    yield from skipped
     for error in errors:
         yield ReadProblem(
             error.filename or str(path), f"cannot list directory: {os_reason(error)}"
         )
+
+
+REPORTS_MARKER = ".assay_reports"
+"""The file every assay reports directory holds (written by `assay.reports.json_report`).
+Not `.assay-...`: that prefix names the temporaries an evaluation leaves only when killed."""
+
+_LINKED_DIRECTORY = "symbolic link to a directory, not followed"
+_REPORTS_SKIPPED = "an assay reports directory (it holds {}), not read as runs"
+
+
+def _reports_directory(filenames: list[str]) -> str | None:
+    """Why a directory holding `filenames` is an assay reports directory, or None."""
+    if REPORTS_MARKER in filenames:
+        return _REPORTS_SKIPPED.format(REPORTS_MARKER)
+    # Reports written before the marker existed: these two names together are assay's own.
+    if "_aggregate.json" in filenames and "results.jsonl" in filenames:
+        return _REPORTS_SKIPPED.format("_aggregate.json and results.jsonl")
+    return None
 
 
 def read_bytes(path: str | Path) -> bytes | ReadProblem:
@@ -374,8 +411,33 @@ def _read_whole(path: str | Path, limit: int) -> bytes:
 # --- values --------------------------------------------------------------------------------
 
 
+class InexactId(str):
+    """The text of an id that was a number too large to be read exactly: refused, never used.
+
+    JSON numbers are read as 64-bit integers, or else as floating point, which keeps about 16
+    significant digits: `123456789012345678901234567890` arrives as `1.2345678901234568e+29`,
+    and two different ids can arrive as one. `id_text` gives such an id as this type, which
+    `scenario_key` never joins and the readers refuse with `inexact_id_reason`.
+    """
+
+    __slots__ = ()
+
+
+_EXACT_FLOAT = 2.0**53
+"""Every integer below this is a float exactly; past it, an id's digits may have been lost."""
+
+
 def id_text(value: Any) -> str | None:
     """An id as written; numbers become their text (11 -> \"11\"); the join normalises later.
+
+    A number too large to have been read exactly (a float of 2**53 or more, which is what an
+    integer past 64 bits becomes) is an `InexactId`: its digits are not the ones written.
+
+    Example:
+        >>> id_text(123456789012345678901234567890), id_text(11.5), id_text(True)
+        ('123456789012345678901234567890', '11.5', None)
+        >>> isinstance(id_text(1.2345678901234568e29), InexactId)
+        True
     """
     if value is None or isinstance(value, bool):
         return None
@@ -384,8 +446,23 @@ def id_text(value: Any) -> str | None:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
+        if abs(value) >= _EXACT_FLOAT:
+            return InexactId(repr(value))
         return repr(value)
     return None
+
+
+def inexact_id_reason(field: str, value: str) -> str:
+    """Why an `InexactId` read from `field` is refused.
+
+    Example:
+        >>> inexact_id_reason("run_id", "1.2345678901234568e+29")[:51]
+        'run_id 1.2345678901234568e+29 is a number too large'
+    """
+    return (
+        f"{field} {value} is a number too large to be read exactly (a JSON reader keeps "
+        "about 16 of its digits); write the id as a string"
+    )
 
 
 

@@ -30,8 +30,10 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -114,7 +116,8 @@ def write_runs_jsonl(
 
     Lines go to a temporary file beside `path`, which replaces `path` once every run is
     written. If writing fails (or `runs` raises), the temporary file is removed, `path` is
-    left as it was, and the error propagates.
+    left as it was, and the error propagates. A `path` that is a symbolic link, a FIFO, a
+    device or a directory is never replaced (OSError).
 
     Args:
         runs: The runs, written in order; an iterator is consumed one run at a time.
@@ -147,12 +150,21 @@ def write_runs_jsonl(
         if written == 0 and not keep_empty:
             os.unlink(temporary)  # noqa: PTH108
             return 0
+        _refuse_irregular(target)
         os.replace(temporary, target)  # noqa: PTH105
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)  # noqa: PTH108
         raise
     return written
+
+
+def _refuse_irregular(target: str) -> None:
+    """OSError if `target` exists and is not a regular file: renaming over a FIFO, a device
+    or a link would replace it, not write into it or where it points."""
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            raise OSError(errno.EEXIST, "not a regular file, refusing to replace it", target)
 
 
 def _open_temporary(directory: str) -> tuple[str, Any]:

@@ -79,7 +79,14 @@ from pathlib import Path
 from typing import Any
 
 from assay._jsonable import json_type
-from assay.formats._common import ReadProblem, id_text, parse_json, read_bytes
+from assay.formats._common import (
+    InexactId,
+    ReadProblem,
+    id_text,
+    inexact_id_reason,
+    parse_json,
+    read_bytes,
+)
 from assay.formats._scenario_fields import Where, apply_fields
 from assay.formats.ids import scenario_key
 from assay.records import Case
@@ -318,6 +325,8 @@ def _scenario_case(
     if case_id is None or scenario_key(case_id) is None:
         if raw_id is None:
             reason = "scenario has no id (give it an `id` or a `name`)"
+        elif isinstance(case_id, InexactId):
+            reason = inexact_id_reason(f"scenario {id_field}", case_id)
         elif isinstance(raw_id, str):
             shown = raw_id if len(raw_id) <= 60 else raw_id[:57] + "..."
             reason = f"unusable scenario {id_field} {shown!r}"

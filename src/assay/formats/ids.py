@@ -12,6 +12,8 @@ import math
 import re
 import unicodedata
 
+from assay.formats._common import InexactId
+
 __all__ = ["scenario_key"]
 
 # A plain decimal number in ASCII digits. `\d` would also accept other scripts' digits, which
@@ -19,6 +21,7 @@ __all__ = ["scenario_key"]
 # ("1e3") are deliberately left as text: nobody numbers scenarios that way on purpose.
 _DECIMAL = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]*))?")
 
+_EXACT_FLOAT = 2.0**53
 _PREFIXES = ("scenario_", "scenario-")
 _PREFIX_LEN = len("scenario_")
 
@@ -29,7 +32,8 @@ def scenario_key(value: object) -> str | None:
     Numbers and numeric strings become their canonical decimal text (no leading zeros, no
     trailing `.0`); other strings are stripped and lose a leading `scenario_` / `scenario-`
     prefix (in any case) but otherwise keep their spelling. None, booleans, empty strings,
-    NaN, infinities and non-id types give None. Never raises, and a key is its own key.
+    NaN, infinities, floats of 2**53 or more (their digits may not be those written), an
+    `InexactId` and non-id types give None. Never raises, and a key is its own key.
 
     Args:
         value: The id as found in a run or a ground-truth file (any JSON value).
@@ -44,16 +48,19 @@ def scenario_key(value: object) -> str | None:
         ('pump_a', '11.5')
         >>> scenario_key(None), scenario_key(""), scenario_key(True), scenario_key(float("nan"))
         (None, None, None, None)
+        >>> scenario_key(10**30), scenario_key(1e30)
+        ('1000000000000000000000000000000', None)
         >>> scenario_key("caf\u00e9") == scenario_key("cafe\u0301")
         True
     """
     # bool is an int subclass; True is not scenario 1.
-    if value is None or isinstance(value, bool):
+    if value is None or isinstance(value, bool | InexactId):
         return None
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
+        # Past 2**53 a float's digits may not be the ones written: two ids could become one.
+        if not math.isfinite(value) or abs(value) >= _EXACT_FLOAT:
             return None
         if value.is_integer():
             return str(int(value))

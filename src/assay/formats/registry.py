@@ -45,9 +45,12 @@ from typing import Any, Literal, NamedTuple
 
 from assay._text import path_text
 from assay.formats._common import (
+    REPORTS_MARKER,
+    InexactId,
     ReadProblem,
     describe,
     first_item,
+    inexact_id_reason,
     is_lines_file,
     jsonl_run_lines,
     load_json,
@@ -59,6 +62,7 @@ from assay.records import Trajectory
 
 __all__ = [
     "BUILTIN_MODULES",
+    "REPORTS_MARKER",
     "ReadProblem",
     "Reader",
     "UnknownReaderError",
@@ -440,10 +444,19 @@ def _read_lines_together(
 def _found(
     reader: Reader, items: Iterable[Trajectory | ReadProblem], source: str
 ) -> Iterator[Trajectory | ReadProblem]:
-    """The reader's items, and a problem when it found nothing."""
+    """The reader's items, and a problem when it found nothing.
+
+    A run whose id was a number too large to be read exactly is refused here, for every
+    reader: its id could otherwise stand for another (see `InexactId`).
+    """
     empty = True
     for item in items:
         empty = False
+        if isinstance(item, Trajectory):
+            for field, value in (("run_id", item.run_id), ("scenario_id", item.scenario_id)):
+                if isinstance(value, InexactId):
+                    item = ReadProblem(item.source, inexact_id_reason(field, value))
+                    break
         yield item
     if empty:
         yield ReadProblem(source, f"the {reader.name} reader found no run in it")

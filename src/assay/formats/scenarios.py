@@ -43,8 +43,10 @@ from assay._jsonable import json_type
 from assay._text import escape_surrogates, path_text
 from assay.formats._adk_criteria import CONFIG_FILE as ADK_CONFIG_FILE
 from assay.formats._common import (
+    InexactId,
     ReadProblem,
     id_text,
+    inexact_id_reason,
     jsonl_lines,
     parse_json,
     read_bytes,
@@ -695,6 +697,8 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
     if case_id is None or scenario_key(case_id) is None:
         if raw_id is None:
             reason = "scenario has no id"
+        elif isinstance(case_id, InexactId):
+            reason = inexact_id_reason("scenario id", case_id)
         elif isinstance(raw_id, str):
             shown = raw_id if len(raw_id) <= 60 else raw_id[:57] + "..."
             reason = f"unusable scenario id {shown!r}" if raw_id.strip() else "scenario id is empty"

@@ -111,12 +111,59 @@ def write_atomic(path: Path | str, data: bytes) -> None:
         raise
 
 
-def remove_temporaries(directory: Path | str) -> None:
-    """Remove temporary files an interrupted evaluation left in `directory`."""
+def remove_temporaries(directory: Path | str) -> list[str]:
+    """Remove temporary files an interrupted evaluation left in `directory`, and return the
+    names of its entries that are not regular files (directories, symbolic links, FIFOs,
+    devices): names a report must never be renamed onto.
+
+    Example:
+        >>> import tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> os.mkdir(os.path.join(folder, "11.json"))
+        >>> _ = write_temporary(folder, b"left by a killed evaluation")
+        >>> remove_temporaries(folder), os.listdir(folder)
+        (['11.json'], ['11.json'])
+    """
+    irregular: list[str] = []
     # os.scandir, not Path.iterdir: a re-run lists a directory of many thousand reports, and a
-    # Path per entry costs more than the listing.
+    # Path per entry costs more than the listing. is_file(follow_symlinks=False) is told from
+    # the listing itself on the usual file systems, so the check costs no call per entry.
     with contextlib.suppress(OSError), os.scandir(directory) as entries:
         for entry in entries:
             if entry.name.startswith(_TEMPORARY_PREFIX) and entry.name.endswith(".tmp"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)  # noqa: PTH108
+            elif not entry.is_file(follow_symlinks=False):
+                irregular.append(entry.name)
+    return irregular
+
+
+def write_lines(descriptor: int, data: bytes | bytearray, size: int) -> int:
+    """Append `data`, whole lines, to the file open at `descriptor`, which holds `size` bytes
+    of whole lines; return the new size.
+
+    Every byte is written, over as many calls as it takes. When a write fails (a full disk),
+    the file is cut back to its last whole line before the error goes on: a reader never
+    meets half a line, and the next write starts a line.
+
+    Example:
+        >>> import tempfile
+        >>> descriptor, path = tempfile.mkstemp()
+        >>> write_lines(descriptor, b'{"a":1}\\n', 0)
+        8
+        >>> os.close(descriptor); os.remove(path)
+    """
+    done = 0
+    try:
+        # Released on the way out, even with an error in flight: a bytearray that is still
+        # viewed cannot be cleared by its owner.
+        with memoryview(data) as view:
+            while done < len(view):
+                done += os.write(descriptor, view[done:])
+    except BaseException:
+        size += data.rfind(b"\n", 0, done) + 1  # whole lines written before the error
+        with contextlib.suppress(OSError):
+            os.ftruncate(descriptor, size)
+            os.lseek(descriptor, size, os.SEEK_SET)
+        raise
+    return size + done

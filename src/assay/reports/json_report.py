@@ -4,36 +4,51 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
+from assay.__version__ import __version__
 from assay._jsonable import dumps_lenient
+from assay.formats.registry import REPORTS_MARKER
 from assay.reports.files import (
     ReportNames,
     inside,
     remove_temporaries,
     write_atomic,
+    write_lines,
 )
 from assay.results import CaseResult, RunSummary
 
 AGGREGATE_FILE = "_aggregate.json"
 RESULTS_FILE = "results.jsonl"
+MARKER_FILE = REPORTS_MARKER
+"""`.assay_reports`, written into every reports directory: reading runs, assay skips a
+directory holding it, so that reports are never read back as runs. Small JSON:
+`{"assay_reports": 1, "assay_version": ..., "note": ...}`."""
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 LINES_PER_FLUSH = 64
-"""`results.jsonl` lines written between flushes: a write call per line cost more than the
-line itself, and 64 lines are a few milliseconds of scoring."""
+"""`results.jsonl` lines written in one call: a write call per line cost more than the line
+itself, and 64 lines are a few milliseconds of scoring."""
 
 
 class ReportWriter:
     """Writes reports into one directory as results arrive.
 
     Per-run reports and the aggregate are written atomically; `results.jsonl` gets one line per
-    run, flushed every `LINES_PER_FLUSH` lines and when the writer closes (an exception
-    included), so a crash keeps every line but those of the last few milliseconds, whose
-    report files are written already.
+    run, after the run's report is in place, written every `LINES_PER_FLUSH` lines and when the
+    writer closes (an exception included). Lines are written whole, by `os.write` calls that
+    each end on a line's end: a kill at any moment leaves complete lines only (but for a write
+    call the kernel itself cut short, which `read_results` tolerates), every one of which
+    names a report that exists.
+
+    Nothing is written through a symbolic link or over what is not a regular file: the
+    directory itself may be a link (the user named it), but a `results.jsonl`,
+    `_aggregate.json` or marker that is a link, a FIFO, a device or a directory is refused
+    before anything is written, and no report is renamed onto such an entry.
     """
 
     def __init__(self, directory: Path) -> None:
@@ -41,32 +56,38 @@ class ReportWriter:
         self.directory = directory.resolve()
         self._directory_text = os.fspath(self.directory)
         self._names = ReportNames()
-        self._lines: IO[bytes] | None = None
-        self._unflushed = 0
+        self._descriptor: int | None = None
+        self._size = 0
+        """Bytes of whole lines in results.jsonl."""
+        self._pending = bytearray()
+        self._unwritten = 0
 
     def __enter__(self) -> ReportWriter:
-        # O_NOFOLLOW: a results.jsonl that is a symbolic link is refused (ELOOP), never followed
-        # to truncate a file outside the reports directory.
         path = inside(self.directory, RESULTS_FILE)
-        flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            descriptor = os.open(path, flags, 0o666)
-        except OSError as error:
-            if os.path.islink(path):  # noqa: PTH114
-                raise OSError(
-                    error.errno, "refusing to write through a symbolic link", path
-                ) from None
-            raise
+        descriptor = _open_results(path)
         try:
             _lock(descriptor, self._directory_text)
-            os.ftruncate(descriptor, 0)  # only once the directory is this evaluation's
             # Temporaries an earlier evaluation left when it was killed: no evaluation can be
             # writing them now that this one holds the directory.
-            remove_temporaries(self.directory)
+            irregular = remove_temporaries(self.directory)
+            for name in irregular:
+                if name in (AGGREGATE_FILE, MARKER_FILE):
+                    raise OSError(
+                        errno.EEXIST,
+                        "not a regular file, refusing to replace it",
+                        inside(self.directory, name),
+                    )
+                # A directory, link or FIFO named like a report keeps its name: the report
+                # that would have had it gets the next free one.
+                stem, dot, suffix = name.rpartition(".")
+                if dot and suffix.lower() == "json":
+                    self._names.allocate(stem)
+            os.ftruncate(descriptor, 0)  # only once the directory is this evaluation's
+            write_atomic(inside(self.directory, MARKER_FILE), _marker())
         except BaseException:
             os.close(descriptor)
             raise
-        self._lines = open(descriptor, "wb", buffering=1 << 17)  # noqa: PTH123
+        self._descriptor = descriptor
         return self
 
     def __exit__(
@@ -75,9 +96,19 @@ class ReportWriter:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        if self._lines is not None:
-            self._lines.close()
-            self._lines = None
+        descriptor, self._descriptor = self._descriptor, None
+        if descriptor is not None:
+            try:
+                pending, self._pending = self._pending, bytearray()
+                if pending:
+                    self._size = write_lines(descriptor, pending, self._size)
+            except OSError:
+                if exc_type is None:
+                    raise
+                # Already failing: the error in hand is the one to report, and the file was
+                # cut back to whole lines.
+            finally:
+                os.close(descriptor)
         if exc_type is not None:
             # Workers may have written reports that were never named; a finished evaluation
             # named every one, and listing a directory of many thousand reports is not free.
@@ -88,19 +119,28 @@ class ReportWriter:
         write its `results.jsonl` line, and return the report's file name.
 
         The report may have been rendered and written by a worker process; naming it is the
-        one step that has to happen here, in order.
+        one step that has to happen here, in order. The report is in place before its line is
+        written, so results.jsonl never lists a report that does not exist.
         """
         report_file = f"{self._names.allocate(wanted)}.json"
         os.replace(temporary, inside(self._directory_text, report_file))  # noqa: PTH105
-        if self._lines is not None:
+        if self._descriptor is not None:
             # The line names the report file, which is only known here: splice it in as the
             # last member of the object rather than parse and re-serialise the line.
-            member = b',"report_file":' + orjson.dumps(report_file) + b"}"
-            self._lines.write(line[:-1] + member + b"\n")
-            self._unflushed += 1
-            if self._unflushed == LINES_PER_FLUSH:
-                self._lines.flush()
-                self._unflushed = 0
+            pending = self._pending
+            pending += line[:-1]
+            pending += b',"report_file":'
+            pending += orjson.dumps(report_file)
+            pending += b"}\n"
+            self._unwritten += 1
+            if self._unwritten == LINES_PER_FLUSH:
+                self._unwritten = 0
+                try:
+                    self._size = write_lines(self._descriptor, pending, self._size)
+                finally:
+                    # Written, or cut back to whole lines and failing: either way not again.
+                    # A new buffer, not clear(): a traceback may still hold a view of this one.
+                    self._pending = bytearray()
         return report_file
 
     def write_summary(self, summary: RunSummary) -> None:
@@ -109,6 +149,40 @@ class ReportWriter:
         # scenario's type written as "\ud800") is escaped rather than lose the aggregate.
         data = dumps_lenient(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
         write_atomic(inside(self.directory, AGGREGATE_FILE), data)
+
+
+def _open_results(path: str) -> int:
+    """A descriptor for writing `results.jsonl`, which must be a regular file if it exists.
+
+    O_NOFOLLOW: a results.jsonl that is a symbolic link is refused (ELOOP), never followed to
+    truncate a file outside the reports directory. O_NONBLOCK: a FIFO so named would hold the
+    open until some process read it; this way it fails (ENXIO) or opens, and is refused.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(path, flags, 0o666)
+    except OSError as error:
+        if os.path.islink(path):  # noqa: PTH114
+            raise OSError(error.errno, "refusing to write through a symbolic link", path) from None
+        if error.errno in (errno.ENXIO, errno.EISDIR):
+            raise OSError(error.errno, "not a regular file, refusing to write it", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(errno.EINVAL, "not a regular file, refusing to write it", path)
+    return descriptor
+
+
+def _marker() -> bytes:
+    """The content of `MARKER_FILE`."""
+    return orjson.dumps(
+        {
+            "assay_reports": 1,
+            "assay_version": __version__,
+            "note": "assay reports; assay never reads this directory as runs",
+        },
+        option=orjson.OPT_APPEND_NEWLINE,
+    )
 
 
 def _lock(descriptor: int, directory: str) -> None:
