@@ -177,3 +177,17 @@ def test_write_lines_cuts_back_to_the_last_whole_line(
     finally:
         os.close(descriptor)
     assert path.read_bytes() == b"a\nbb\nee\n"
+
+
+def test_an_earlier_aggregate_goes_when_a_new_evaluation_takes_the_directory(
+    tmp_path: Path,
+) -> None:
+    # Regression: an evaluation killed before its aggregate left the earlier evaluation's,
+    # which described other runs and said it was not interrupted.
+    reports = adopt_runs(tmp_path, 3)
+    (reports / "_aggregate.json").write_text('{"earlier": true}')
+    with ReportWriter(reports) as writer:
+        assert not (reports / "_aggregate.json").exists()
+        temporary = write_temporary(writer.directory, b"{}")
+        writer.adopt("new", temporary, b'{"run_id":"new"}')
+    assert [line["run_id"] for line in read_results(reports).results] == ["new"]

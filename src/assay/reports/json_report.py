@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -83,6 +84,10 @@ class ReportWriter:
                 if dot and suffix.lower() == "json":
                     self._names.allocate(stem)
             os.ftruncate(descriptor, 0)  # only once the directory is this evaluation's
+            # The earlier evaluation's aggregate describes reports this one replaces: were this
+            # one killed, it would be left beside a results.jsonl it does not describe.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(inside(self.directory, AGGREGATE_FILE))  # noqa: PTH108
             write_atomic(inside(self.directory, MARKER_FILE), _marker())
         except BaseException:
             os.close(descriptor)
