@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._text import path_text
+from assay.cli._fail_under import add_fail_under, below_fail_under
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -110,13 +111,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where reports are written (default: %(default)s)",
     )
-    parser.add_argument(
-        "--fail-under",
-        type=_rate,
-        metavar="RATE",
-        help="exit with code 1 when the pass rate is below RATE (0..1); a partially scored run "
-        "(a scorer gave no verdict while others did) counts as not passed",
-    )
+    add_fail_under(parser)
     parser.add_argument(
         "--workers",
         type=_workers,
@@ -450,7 +445,6 @@ def _number(
 
 _positive = _number(int, "a whole number", lambda v: v >= 1, "1 or more")
 _workers = _number(int, "a whole number", lambda v: v >= 0, "0 or more")
-_rate = _number(float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
 _amount = _number(float, "a number", lambda v: 0 < v < float("inf"), "a positive number")
 
 
@@ -630,12 +624,8 @@ def _evaluate_and_report(
         shown = path_text(args.trajectories)
         error(f"no runs found (no readable *.json or *.jsonl) under {shown}")
         return ExitCode.INPUT_ERROR
-    if args.fail_under is not None:
-        rate = summary.pass_rate
-        if rate is None or rate < args.fail_under:
-            shown = "n/a" if rate is None else f"{rate:.3f}"
-            partial = totals.get("partially_scored", 0)
-            note = f" ({partial} partially scored, counted as not passed)" if partial else ""
-            error(f"pass rate {shown} is below --fail-under {args.fail_under}{note}")
-            return ExitCode.THRESHOLD_NOT_MET
+    below = below_fail_under(summary, args.fail_under)
+    if below is not None:
+        error(below)
+        return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK

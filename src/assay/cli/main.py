@@ -15,12 +15,14 @@ from typing import NoReturn
 from assay.cli import cache as cache_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
+from assay.cli import report as report_command
 from assay.cli import schema as schema_command
 from assay.cli import scorers as scorers_command
 from assay.exit_codes import ExitCode
 
 _SUBCOMMANDS = {
     "evaluate": evaluate_command,
+    "report": report_command,
     "convert": convert_command,
     "cache": cache_command,
     "schema": schema_command,

@@ -31,7 +31,7 @@ import orjson
 from assay._jsonable import json_type_phrase
 from assay.reports.json_report import RESULTS_FILE
 
-__all__ = ["LineProblem", "ResultLines", "parse_results", "read_results"]
+__all__ = ["LineProblem", "ResultLines", "parse_results", "read_regular", "read_results"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,7 @@ def read_results(directory: Path | str) -> ResultLines:
         ...
         FileNotFoundError: [Errno 2] No such file or directory: 'no/such/reports/results.jsonl'
     """
-    return parse_results(_read_regular(os.path.join(directory, RESULTS_FILE)))  # noqa: PTH118
+    return parse_results(read_regular(os.path.join(directory, RESULTS_FILE)))  # noqa: PTH118
 
 
 def parse_results(data: bytes) -> ResultLines:
@@ -133,13 +133,28 @@ def _reason(line: bytes, error: orjson.JSONDecodeError) -> str:
     return f"invalid JSON: {error.msg} at column {error.colno}"
 
 
-def _read_regular(path: str) -> bytes:
-    """The bytes of the regular file at `path`; OSError for anything else."""
+def read_regular(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file at `path`, never through a symbolic link.
+
+    Raises:
+        OSError: `path` is missing, unreadable, a link, not a regular file (a FIFO would
+            block the read forever: it is refused instead), or larger than `max_bytes`.
+
+    Example:
+        >>> read_regular("/dev/null")
+        Traceback (most recent call last):
+        ...
+        OSError: [Errno 22] not a regular file: '/dev/null'
+    """
     # O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if max_bytes is not None and status.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", os.fspath(path))
         chunks = []
         while chunk := os.read(descriptor, 1 << 20):
             chunks.append(chunk)

@@ -1,0 +1,68 @@
+"""`assay report DIR`: show an evaluation that is already written, without scoring anything."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.exit_codes import ExitCode
+
+DESCRIPTION = """\
+Print the summary of a reports directory that `assay evaluate` wrote, as the evaluation
+printed it: nothing is read again or re-scored.
+"""
+
+EPILOG = """examples:
+  assay report reports
+  assay report reports -v
+
+exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 not a readable reports
+directory
+"""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="show the summary of an existing reports directory",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of `report` to a parser."""
+    parser.add_argument("reports_dir", type=Path, metavar="DIR", help="a reports directory")
+    add_fail_under(parser)
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="list every input that was not scored"
+    )
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Print the summary of `args.reports_dir`; returns the exit code."""
+    from assay.cli.messages import error, say
+    from assay.reports.console import print_summary, shown
+    from assay.reports.load import ReportsError, load_reports
+
+    try:
+        loaded = load_reports(args.reports_dir)
+    except ReportsError as problem:
+        error(shown(str(problem)))
+        return ExitCode.INPUT_ERROR
+    print_summary(loaded.summary, loaded.directory, verbose=args.verbose)
+    if loaded.problems:
+        say(
+            f"assay: warning: {len(loaded.problems)} line(s) of results.jsonl are not results "
+            f"(first: line {loaded.problems[0].line}: {shown(loaded.problems[0].reason)})"
+        )
+    below = below_fail_under(loaded.summary, args.fail_under)
+    if below is not None:
+        error(below)
+        return ExitCode.THRESHOLD_NOT_MET
+    return ExitCode.OK
