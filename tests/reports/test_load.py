@@ -20,9 +20,9 @@ def evaluated(root: Path, answers: dict[str, str]) -> Path:
     runs.mkdir(parents=True)
     gt.mkdir(parents=True)
     (gt / "groundtruth.txt").write_text("7")
-    for run_id, answer in answers.items():
+    for number, (run_id, answer) in enumerate(answers.items()):
         record = {"run_id": run_id, "scenario_id": "1", "answer": answer}
-        (runs / f"{len(os.listdir(runs))}.json").write_text(json.dumps(record))
+        (runs / f"{number}.json").write_text(json.dumps(record))
     evaluate(EvaluateOptions(runs, (root / "gt",), root / "out", workers=1))
     return root / "out"
 
