@@ -288,3 +288,24 @@ def test_a_big_integer_id_written_as_text_keeps_every_digit(tmp_path: Path) -> N
     (line,) = read_results(tmp_path / "reports")
     assert line["run_id"] == big and line["scenario_id"] == big
     assert read_aggregate(tmp_path / "reports")["totals"]["passed"] == 1
+
+
+def test_a_run_id_that_is_no_id_is_refused_with_its_reason(tmp_path: Path) -> None:
+    # Regression: a run_id holding an object, an array or a boolean was dropped in silence,
+    # and the run named after its scenario.
+    scenarios = tmp_path / "scenarios"
+    scenario_folder(scenarios, "1", "{'a': 1}")
+    runs = tmp_path / "runs" / "runs.jsonl"
+    write_jsonl(runs, [make_run("ok", "1", '{"a": 1}')])
+    with runs.open("a") as handle:
+        handle.write('{"run_id": {"id": 7}, "scenario_id": "1", "answer": "x"}\n')
+        handle.write('{"run_id": true, "scenario_id": "1", "answer": "x"}\n')
+        handle.write('{"run_id": "r4", "scenario_id": [1], "answer": "x"}\n')
+    proc = evaluate(runs, scenarios, tmp_path / "reports")
+    assert proc.returncode == 0, explain(proc)
+    aggregate = check_reports(tmp_path / "reports")
+    assert aggregate["totals"]["scored"] == 1 and aggregate["totals"]["runs_read"] == 4
+    reasons = unreadable(aggregate)
+    assert reasons[f"{runs}:2"] == "run_id is an object, not text or a number"
+    assert reasons[f"{runs}:3"] == "run_id is a boolean, not text or a number"
+    assert reasons[f"{runs}:4"] == "scenario_id is an array, not text or a number"

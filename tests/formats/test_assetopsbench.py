@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.formats import ReadProblem, iter_input_files, read_runs, trajectory_from_record
+from assay.formats._common import MistypedId
+from assay.formats.ids import scenario_key
 from assay.records import Step, ToolCall, Trajectory, Usage
 
 # A run as an SDK-style agent saves it: turns with text, tool calls, tokens and durations.
@@ -258,13 +260,16 @@ def test_trajectory_stored_as_json_text() -> None:
         ("011", "011"),
         ("scenario_11", "scenario_11"),
         (None, None),
-        (True, None),
-        ([11], None),
+        # No id: kept as what it held, for the reader to refuse the run with that reason.
+        (True, "a boolean"),
+        ([11], "an array"),
     ],
 )
 def test_ids_are_stringified_not_normalised(raw: Any, expected: str | None) -> None:
     run = trajectory_from_record({"run_id": raw, "scenario_id": raw}, "x")
     assert (run.run_id, run.scenario_id) == (expected, expected)
+    if raw is True or isinstance(raw, list):
+        assert isinstance(run.run_id, MistypedId) and scenario_key(run.scenario_id) is None
 
 
 @pytest.mark.parametrize("answer", ["", "42", 42, {"energy": 14}, ["a"], None, False])

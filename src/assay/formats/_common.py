@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from assay._jsonable import json_type
+from assay._jsonable import json_type, json_type_phrase
 from assay._text import escape_surrogates, path_text
 from assay.limits import MAX_TOKEN_COUNT, format_size, input_limits, is_out_of_memory
 from assay.records import Trajectory
@@ -411,7 +411,21 @@ def _read_whole(path: str | Path, limit: int) -> bytes:
 # --- values --------------------------------------------------------------------------------
 
 
-class InexactId(str):
+class UnusableId(str):
+    """The text of an id field whose value cannot be an id: refused with
+    `unusable_id_reason`, never joined (`scenario_key` gives None)."""
+
+    __slots__ = ()
+
+
+class MistypedId(UnusableId):
+    """A run's own id field holding what is no id (an object, an array, a boolean): its text
+    says what it held (`an object`). See `record_id`."""
+
+    __slots__ = ()
+
+
+class InexactId(UnusableId):
     """The text of an id that was a number too large to be read exactly: refused, never used.
 
     JSON numbers are read as 64-bit integers, or else as floating point, which keeps about 16
@@ -450,6 +464,35 @@ def id_text(value: Any) -> str | None:
             return InexactId(repr(value))
         return repr(value)
     return None
+
+
+def record_id(value: Any) -> str | None:
+    """A run's own id (`run_id`, `scenario_id`) as `id_text` reads it, but a value that is
+    no id is not dropped in silence: it is a `MistypedId`, and the run is refused with the
+    reason rather than named after something else.
+
+    Example:
+        >>> record_id(11), record_id(None), record_id({"id": 1})
+        ('11', None, 'an object')
+        >>> isinstance(record_id([1]), MistypedId)
+        True
+    """
+    text = id_text(value)
+    if text is None and value is not None:
+        return MistypedId(json_type_phrase(value))
+    return text
+
+
+def unusable_id_reason(field: str, value: UnusableId) -> str:
+    """Why an `UnusableId` read from `field` is refused.
+
+    Example:
+        >>> unusable_id_reason("run_id", MistypedId("an object"))
+        'run_id is an object, not text or a number'
+    """
+    if isinstance(value, InexactId):
+        return inexact_id_reason(field, value)
+    return f"{field} is {value}, not text or a number"
 
 
 def inexact_id_reason(field: str, value: str) -> str:

@@ -45,6 +45,7 @@ from assay.formats._common import (
     jsonl_run_lines,
     load_json,
     parse_json,
+    record_id,
     tool_args,
     walk_inputs,
 )
@@ -257,8 +258,8 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
     durations = [step.duration_ms for step in steps if step.duration_ms is not None]
 
     run = Trajectory(
-        run_id=id_text(record.get("run_id")),
-        scenario_id=id_text(record.get("scenario_id")),
+        run_id=record_id(record.get("run_id")),
+        scenario_id=record_id(record.get("scenario_id")),
         runner=_text(record.get("runner")),
         model=_text(record.get("model")),
         question=_text(record.get("question")),

@@ -12,7 +12,7 @@ import math
 import re
 import unicodedata
 
-from assay.formats._common import InexactId
+from assay.formats._common import UnusableId
 
 __all__ = ["scenario_key"]
 
@@ -54,7 +54,7 @@ def scenario_key(value: object) -> str | None:
         True
     """
     # bool is an int subclass; True is not scenario 1.
-    if value is None or isinstance(value, bool | InexactId):
+    if value is None or isinstance(value, bool | UnusableId):
         return None
     if isinstance(value, int):
         return str(value)

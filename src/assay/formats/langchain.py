@@ -37,6 +37,7 @@ from assay.formats._common import (
     ReadProblem,
     chat_shape,
     id_text,
+    record_id,
     tool_args,
 )
 from assay.formats.openai_chat import (
@@ -147,9 +148,9 @@ def trajectory_from_langchain_messages(
                 items.append(item)
     return chat_trajectory(
         items,
-        run_id=run_id if run_id is not None else id_text(get_field(wrapper, "run_id")),
+        run_id=run_id if run_id is not None else record_id(get_field(wrapper, "run_id")),
         scenario_id=(
-            scenario_id if scenario_id is not None else id_text(get_field(wrapper, "scenario_id"))
+            scenario_id if scenario_id is not None else record_id(get_field(wrapper, "scenario_id"))
         ),
         model=model if model is not None else first_text(get_field(wrapper, "model")),
         source=source,

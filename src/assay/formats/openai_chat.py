@@ -45,6 +45,7 @@ from assay.formats._common import (
     count,
     id_text,
     named,
+    record_id,
     tool_args,
 )
 from assay.formats.registry import register_reader
@@ -159,8 +160,8 @@ class _Exchange:
         return cls(
             messages=body,
             reply=_first_choice_message(get_field(answered, "choices")),
-            run_id=id_text(get_field(value, "run_id")),
-            scenario_id=id_text(get_field(value, "scenario_id")),
+            run_id=record_id(get_field(value, "run_id")),
+            scenario_id=record_id(get_field(value, "scenario_id")),
             model=first_text(
                 get_field(value, "model"), get_field(request, "model"), get_field(response, "model")
             ),

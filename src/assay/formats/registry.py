@@ -46,16 +46,16 @@ from typing import Any, Literal, NamedTuple
 from assay._text import path_text
 from assay.formats._common import (
     REPORTS_MARKER,
-    InexactId,
     ReadProblem,
+    UnusableId,
     describe,
     first_item,
-    inexact_id_reason,
     is_lines_file,
     jsonl_run_lines,
     load_json,
     parse_json,
     read_bytes,
+    unusable_id_reason,
     walk_inputs,
 )
 from assay.records import Trajectory
@@ -446,16 +446,17 @@ def _found(
 ) -> Iterator[Trajectory | ReadProblem]:
     """The reader's items, and a problem when it found nothing.
 
-    A run whose id was a number too large to be read exactly is refused here, for every
-    reader: its id could otherwise stand for another (see `InexactId`).
+    A run whose id cannot be used (a number too large to be read exactly, an object where an
+    id belongs) is refused here, for every reader: it could otherwise stand for another run,
+    or be named after something else in silence (see `UnusableId`).
     """
     empty = True
     for item in items:
         empty = False
         if isinstance(item, Trajectory):
             for field, value in (("run_id", item.run_id), ("scenario_id", item.scenario_id)):
-                if isinstance(value, InexactId):
-                    item = ReadProblem(item.source, inexact_id_reason(field, value))
+                if isinstance(value, UnusableId):
+                    item = ReadProblem(item.source, unusable_id_reason(field, value))
                     break
         yield item
     if empty:
