@@ -390,7 +390,7 @@ class _Comparer:
         budget.greedy += 1
 
         def leaves(value: Any) -> list[tuple[str, Any]]:
-            found = _unordered_leaves(value)
+            found = _flatten(value, indexed=False)
             budget.spent += len(found)
             return found
 
@@ -554,30 +554,15 @@ def _is_container(value: Any) -> bool:
     return isinstance(value, dict | list | tuple) and bool(value)
 
 
-def _flatten(value: Any) -> list[tuple[str, Any]]:
+def _flatten(value: Any, *, indexed: bool = True) -> list[tuple[str, Any]]:
     """Leaves of a value as (path suffix, value): `.a`, `[0].b`, or `` for a scalar.
 
-    Empty dicts and lists are leaves themselves.
-    """
-    out: list[tuple[str, Any]] = []
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        current, item = stack.pop()
-        if isinstance(item, dict) and item:
-            stack.extend((f"{current}.{k}", v) for k, v in reversed(item.items()))
-        elif isinstance(item, _SEQUENCE) and item:
-            stack.extend((f"{current}[{i}]", v) for i, v in reversed(list(enumerate(item))))
-        else:
-            out.append((current, item))
-    return out
-
-
-def _unordered_leaves(value: Any) -> list[tuple[str, Any]]:
-    """`_flatten` with list indices left out of the paths: lists are aligned by content, so
-    where a value sits in one says little (`[0].a` and `[3].a` are both `[].a`).
+    Empty dicts and lists are leaves themselves. With `indexed=False` list indices are left
+    out of the paths: lists are aligned by content, so where a value sits in one says little
+    (`[0].a` and `[3].a` are both `[].a`).
 
     Example:
-        >>> _unordered_leaves({"id": 7, "tags": ["a", {"b": 2}]})
+        >>> _flatten({"id": 7, "tags": ["a", {"b": 2}]}, indexed=False)
         [('.id', 7), ('.tags[]', 'a'), ('.tags[].b', 2)]
     """
     out: list[tuple[str, Any]] = []
@@ -587,8 +572,11 @@ def _unordered_leaves(value: Any) -> list[tuple[str, Any]]:
         if isinstance(item, dict) and item:
             stack.extend((f"{current}.{k}", v) for k, v in reversed(item.items()))
         elif isinstance(item, _SEQUENCE) and item:
-            inner = current + "[]"
-            stack.extend((inner, v) for v in reversed(item))
+            if indexed:
+                stack.extend((f"{current}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+            else:
+                inner = current + "[]"
+                stack.extend((inner, v) for v in reversed(item))
         else:
             out.append((current, item))
     return out
