@@ -27,7 +27,7 @@ Example:
     >>> assert_pass_rate(summary, 0.5)
     Traceback (most recent call last):
     ...
-    AssertionError: pass rate 0.000 is below 0.5: 0 of 1 scored runs passed (1 runs read)
+    AssertionError: pass rate 0.000 is below 0.5: 0 of 1 runs passed; 1 runs read
     worst failing runs:
       scenario 1, score 0.000: static_json: 0 of 1 gold keys exact [1.json]
 """
@@ -85,21 +85,17 @@ def assert_pass_rate(
     if rate is not None and rate >= min_rate:
         return
     partial = totals.get("partially_scored", 0)
-    counted = totals["scored"] + partial
-    figures = f"{totals['passed']} of {counted} scored runs passed"
+    figures = f"{totals['passed']} of {totals['scored'] + partial} runs passed"
     if partial:
         figures += f" ({partial} partially scored, counted as not passed)"
-    others = [
-        f"{totals[name]} {label}"
-        for name, label in (
-            ("unscored", "unscored"),
-            ("errors", "errors"),
-            ("skipped", "not read or without a scenario"),
-        )
-        if totals[name] - (partial if name == "unscored" else 0)
-    ]
-    others.append(f"{totals['runs_read']} runs read")
-    figures += f" ({', '.join(others)})"
+    besides = {
+        "unscored": totals["unscored"] - partial,
+        "errors": totals["errors"],
+        "not read or without a scenario": totals["skipped"],
+    }
+    figures += f"; {totals['runs_read']} runs read" + "".join(
+        f", {count} {label}" for label, count in besides.items() if count
+    )
     head = (
         f"no pass rate: nothing was scored; {figures}"
         if rate is None
@@ -318,34 +314,48 @@ def _lines_of(summary: RunSummary) -> list[dict[str, Any]] | None:
 # --- scenarios -----------------------------------------------------------------------------
 
 
-def scenarios(*paths: str | os.PathLike[str]) -> list[Any]:
+def scenarios(
+    *paths: str | os.PathLike[str], relative_to: str | os.PathLike[str] | None = None
+) -> list[Any]:
     """One `pytest.param(case, id=case.id)` per scenario of the scenario folders and files
     `paths` (read as `assay evaluate --scenarios` reads them), for `@pytest.mark.parametrize`.
 
     A scenario that cannot be read, or a path that does not exist, is a param too: its test
-    fails with the reason (when this plugin is loaded, as it is wherever assay is installed).
+    fails in setup with the reason (when this plugin is loaded, as it is wherever assay is
+    installed), never left out.
+
+    Args:
+        paths: Scenario folders and files.
+        relative_to: The folder relative paths start from (`Path(__file__).parent` for the
+            test file's own), and that problems are named from; default: the current one.
 
     Example:
         >>> import tempfile
         >>> folder = Path(tempfile.mkdtemp())
         >>> _ = (folder / "s.json").write_text('[{"id": "7", "expected_answer": 3}, {"x": 1}]')
-        >>> [param.id.split("/")[-1] for param in scenarios(folder)]
-        ['7', 's.json#1']
+        >>> [param.id for param in scenarios("s.json", relative_to=folder)]
+        ['7', 'problem: s.json#1']
     """
     import pytest
 
     from assay.formats.scenarios import load_scenarios
 
-    cases, problems = load_scenarios([Path(path) for path in paths])
+    base = None if relative_to is None else Path(relative_to)
+    read = [Path(path) if base is None else base / path for path in paths]
+    cases, problems = load_scenarios(read)
     params = [pytest.param(case, id=case.id) for case in cases.values()]
-    params.extend(
-        pytest.param(
-            problem,
-            id=f"problem: {problem.source}",
-            marks=pytest.mark.assay_problem(f"{problem.source}: {problem.reason}"),
+    prefix = None if base is None else f"{base}{os.sep}"
+    for problem in problems:
+        source = problem.source
+        if prefix is not None and source.startswith(prefix):
+            source = source[len(prefix) :]
+        params.append(
+            pytest.param(
+                problem,
+                id=f"problem: {source}",
+                marks=pytest.mark.assay_problem(f"{source}: {problem.reason}"),
+            )
         )
-        for problem in problems
-    )
     return params
 
 
@@ -384,7 +394,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             pytrace=False,
         )
     here = metafunc.definition.path.parent
-    metafunc.parametrize(CASE_ARGUMENT, scenarios(*(here / path for path in marker.args)))
+    metafunc.parametrize(CASE_ARGUMENT, scenarios(*marker.args, relative_to=here))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
