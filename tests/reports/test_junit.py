@@ -328,3 +328,36 @@ def test_judges_through_the_console_script(chat_server: Any, tmp_path: Path) -> 
     assert skipped is not None and "partially scored: no verdict from llm_judge" in (
         skipped.text or ""
     )
+
+
+def test_help_imports_no_junit_writer() -> None:
+    """`--junit` costs the command line's start-up nothing: its code loads when it is used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from assay.cli.main import main\n"
+        "for command in ('evaluate', 'report'):\n"
+        "    try:\n"
+        "        main([command, '--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = ('assay.reports', 'assay.cli._junit', 'xml', 'pydantic', 'rich')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "--junit FILE" in proc.stdout
+    assert proc.stderr.strip() == "[]"
+
+
+def test_an_interrupted_evaluation_says_so(tmp_path: Path) -> None:
+    loaded = loaded_with(tmp_path, {})
+    loaded.aggregate["interrupted"] = True
+    suite = ET.fromstring(junit_report(loaded).xml).find("testsuite")
+    assert suite is not None
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["interrupted"] == "true"
+    assert "interrupted" in (suite.findtext("system-err") or "")
