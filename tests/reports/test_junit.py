@@ -273,6 +273,10 @@ def test_write_junit_on_a_reports_directory(tmp_path: Path) -> None:
     report = write_junit(out, tmp_path / "j.xml")
     assert (report.tests, report.failures, report.errors, report.skipped) == (11, 2, 2, 2)
     assert report.problems == []
+    aggregate = (out / "_aggregate.json").read_bytes()
+    with pytest.raises(OSError, match=r"a report of .* has that name"):
+        write_junit(load_reports(out), out / "_aggregate.json")
+    assert (out / "_aggregate.json").read_bytes() == aggregate
 
 
 _ALLOWED = st.characters(

@@ -149,7 +149,7 @@ def write_junit(reports: LoadedReports | Path | str, target: Path | str) -> JUni
     """
     loaded = reports if isinstance(reports, LoadedReports) else load_reports(reports)
     report = junit_report(loaded)
-    refused = refused_target(target)
+    refused = refused_target(target, loaded.directory)
     if refused is not None:
         raise OSError(refused)
     write_atomic(target, report.xml)
