@@ -113,6 +113,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_fail_under(parser)
     parser.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="also write the results as JUnit XML to FILE, for CI (a test case per run)",
+    )
+    parser.add_argument(
         "--workers",
         type=_workers,
         default=0,
@@ -539,6 +545,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
         error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
         return ExitCode.INPUT_ERROR
+    from assay.cli._junit import refused_junit
+
+    if (refused := refused_junit(args.junit, args.reports_dir)) is not None:
+        error(refused)
+        return ExitCode.INPUT_ERROR
     if args.fmt is not None:
         from assay.formats.registry import UnknownReaderError, get_reader
 
@@ -558,6 +569,7 @@ def _evaluate_and_report(
     parser: argparse.ArgumentParser,
     show_progress: bool,
 ) -> int:
+    from assay.cli._junit import write_junit_file
     from assay.formats.registry import UnknownReaderError
     from assay.pipeline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, import_rich, print_summary
@@ -619,6 +631,8 @@ def _evaluate_and_report(
     if not args.quiet:
         # Paths are shown as in the reports (a name that is not UTF-8 with `\xNN` escapes).
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+    if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
+        return junit_failed
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
         shown = path_text(args.trajectories)

@@ -17,9 +17,10 @@ printed it: nothing is read again or re-scored.
 EPILOG = """examples:
   assay report reports
   assay report reports -v
+  assay report reports --junit results.xml
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 not a readable reports
-directory
+directory or --junit cannot be written
 """
 
 
@@ -40,16 +41,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports_dir", type=Path, metavar="DIR", help="a reports directory")
     add_fail_under(parser)
     parser.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="also write the results as JUnit XML to FILE, for CI (a test case per run)",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="list every input that was not scored"
     )
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Print the summary of `args.reports_dir`; returns the exit code."""
+    from assay.cli._junit import refused_junit, write_junit_file
     from assay.cli.messages import error, say
     from assay.reports.console import print_summary, shown
     from assay.reports.load import ReportsError, load_reports
 
+    if (refused := refused_junit(args.junit, args.reports_dir)) is not None:
+        error(refused)
+        return ExitCode.INPUT_ERROR
     try:
         loaded = load_reports(args.reports_dir)
     except ReportsError as problem:
@@ -61,6 +72,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"assay: warning: {len(loaded.problems)} line(s) of results.jsonl are not results "
             f"(first: line {loaded.problems[0].line}: {shown(loaded.problems[0].reason)})"
         )
+    if (junit_failed := write_junit_file(loaded, args.junit)) is not None:
+        return junit_failed
     below = below_fail_under(loaded.summary, args.fail_under)
     if below is not None:
         error(below)

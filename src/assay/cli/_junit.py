@@ -1,0 +1,59 @@
+"""`--junit FILE`, as `evaluate` and `report` share it: the check of its target before
+anything runs, and the writing once the reports are in place (imported by the commands when
+they run, not at start-up).
+
+Example:
+    >>> refused_junit(Path("/dev/null"))
+    'cannot write JUnit XML to /dev/null: it is a character device, not a regular file'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay._text import path_text
+from assay.cli.messages import error, say
+from assay.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from assay.reports.load import LoadedReports
+
+
+def refused_junit(target: Path | None, reports_dir: Path | None = None) -> str | None:
+    """Why `--junit target` cannot be written (checked before anything is scored), as it is
+    printed, or None."""
+    if target is None:
+        return None
+    from assay.reports.console import shown
+    from assay.reports.junit import refused_target
+
+    refused = refused_target(target, reports_dir)
+    return None if refused is None else shown(refused)
+
+
+def write_junit_file(reports: Path | LoadedReports, target: Path | None) -> ExitCode | None:
+    """Write `reports` (a reports directory, or one already loaded) as JUnit XML to `target`
+    (when given); return the exit code when that fails, else None."""
+    if target is None:
+        return None
+    from assay.reports.console import shown
+    from assay.reports.junit import write_junit
+    from assay.reports.load import ReportsError
+
+    try:
+        written = write_junit(reports, target)
+    except ReportsError as problem:
+        error(f"JUnit XML not written: {shown(problem)}")
+        return ExitCode.INPUT_ERROR
+    except OSError as problem:
+        # A refused target says so in full; an error of the system names only its cause.
+        cause = problem.strerror
+        error(shown(f"cannot write {path_text(target)}: {cause}" if cause else problem))
+        return ExitCode.INPUT_ERROR
+    if written.problems:
+        say(
+            f"assay: warning: {shown(target)} lists {len(written.problems)} problem(s) of the "
+            f"reports directory as errors (first: {shown(written.problems[0])})"
+        )
+    return None
