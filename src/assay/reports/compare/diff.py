@@ -154,9 +154,11 @@ def setting_warnings(base: dict[str, Any], new: dict[str, Any]) -> list[str]:
         else:
             before, after = base_specs[name], new_specs[name]
             changed = [
-                f"{option} {_setting(before.get(option))} -> {_setting(after.get(option))}"
+                f"{option} {_option(before, option)} -> {_option(after, option)}"
                 for option in sorted(before.keys() | after.keys())
-                if before.get(option) != after.get(option)
+                if option not in before
+                or option not in after
+                or before[option] != after[option]
             ]
             if changed:
                 warnings.append(f"{name} options differ: {'; '.join(changed)}")
@@ -170,6 +172,10 @@ def _specs(aggregate: dict[str, Any]) -> dict[str, dict[str, Any]]:
             options = spec.get("options")
             specs[spec["name"]] = options if isinstance(options, dict) else {}
     return specs
+
+
+def _option(options: dict[str, Any], name: str) -> str:
+    return _setting(options[name]) if name in options else "(absent)"
 
 
 def _setting(value: Any) -> str:
