@@ -2,9 +2,10 @@
 scorer's figures, then the runs that regressed.
 
 Everything that comes from the reports (scorer names, run and scenario ids, rationales) is
-escaped: each ASCII punctuation character is backslash-escaped (`&`, `<` and `>` become
-entities), and line breaks become spaces, so that no value can end a table cell, open a link,
-an image, a code span or HTML, or start a list or heading. No link is written.
+escaped: control characters (line breaks, terminal escapes) and lone surrogates are written as
+backslash escapes, as on the console (ESC as `\\x1b`), then each ASCII punctuation character is
+backslash-escaped (`&`, `<` and `>` become entities), so that no value can end a table cell,
+open a link, an image, a code span or HTML, or start a list or heading. No link is written.
 
 Example:
     >>> escape_markdown("a|b [x](javascript:alert(1)) <script>")
@@ -26,6 +27,7 @@ from assay.reports.compare._figures import (
     signed,
     verdict_title,
 )
+from assay.reports.console import shown
 
 __all__ = ["escape_markdown", "render_markdown"]
 
@@ -39,7 +41,6 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ESCAPES = {
     char: _ENTITIES.get(char, "\\" + char) for char in string.punctuation
 }
-_ESCAPES.update({char: " " for char in "\n\r\t\v\f\x85\u2028\u2029"})
 _TABLE = str.maketrans(_ESCAPES)
 
 
@@ -47,10 +48,10 @@ def escape_markdown(value: object) -> str:
     """`value` as Markdown text that renders as itself, on one line and inside a table cell.
 
     Example:
-        >>> escape_markdown("`run` 1*2"), escape_markdown("line\\nbreak")
-        ('\\\\`run\\\\` 1\\\\*2', 'line break')
+        >>> print(escape_markdown("`run` 1*2"), escape_markdown("line\\nbreak"))
+        \\`run\\` 1\\*2 line\\\\nbreak
     """
-    return str(value).translate(_TABLE)
+    return shown(value).translate(_TABLE)
 
 
 def render_markdown(comparison: dict[str, Any]) -> str:
