@@ -141,3 +141,16 @@ def test_negating_the_differences_negates_and_swaps_the_interval(
 def test_bootstrap_refuses_bad_settings(resamples: int, alpha: float, said: str) -> None:
     with pytest.raises(ValueError, match=said):
         clustered_bootstrap_ci([[0.1]], resamples=resamples, alpha=alpha, seed=0)
+
+
+def test_equal_and_unequal_cluster_sizes_draw_the_same_clusters() -> None:
+    # The equal-size fast path and the general path agree: adding an empty cluster (dropped)
+    # changes nothing, and one bigger cluster weighs its runs, not the cluster.
+    clusters = [[0.1 * k] for k in range(10)]
+    same = clustered_bootstrap_ci(clusters, resamples=300, alpha=0.1, seed=2)
+    assert same == clustered_bootstrap_ci([*clusters, []], resamples=300, alpha=0.1, seed=2)
+    pairs = [[0.1 * k, 0.1 * k] for k in range(10)]
+    assert clustered_bootstrap_ci(pairs, resamples=300, alpha=0.1, seed=2) == pytest.approx(same)
+    uneven = [*pairs[:9], [0.9]]  # the general path, on the same means per cluster
+    low, high = clustered_bootstrap_ci(uneven, resamples=300, alpha=0.1, seed=2) or (0, 0)
+    assert low == pytest.approx(same[0], abs=0.05) and high == pytest.approx(same[1], abs=0.05)
