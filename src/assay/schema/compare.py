@@ -87,7 +87,8 @@ class ScorerComparison(_Record):
     """Mean of NEW minus BASE score over the paired runs; null when none."""
     ci: list[float] | None = Field(min_length=2, max_length=2)
     """Percentile bootstrap interval of `mean_delta` at 1 - alpha, scenarios resampled
-    whole; null when no run is paired."""
+    whole; null when fewer than two scenarios have paired runs (the spread between scenarios
+    cannot be estimated from one)."""
     regressed: list[str]
     """Run ids: passed then failed, or a lower score with the same pass/fail."""
     improved: list[str]

@@ -207,6 +207,9 @@ def test_swapping_base_and_new_swaps_the_changes_and_negates_the_figures(
             assert back["mean_delta"] is None and back["ci"] is None
         else:
             assert abs(there["mean_delta"] + back["mean_delta"]) < 1e-12
+        if there["ci"] is None:
+            assert back["ci"] is None
+        else:
             assert abs(there["ci"][0] + back["ci"][1]) < 1e-12
             assert abs(there["ci"][1] + back["ci"][0]) < 1e-12
         flipped = {"regressed": "improved", "improved": "regressed"}

@@ -91,6 +91,13 @@ def test_bootstrap_interval_of_a_constant_difference_is_that_difference() -> Non
     assert clustered_bootstrap_ci([[], []], resamples=50, alpha=0.1, seed=0) is None
 
 
+def test_one_cluster_gives_no_interval() -> None:
+    # One scenario, however many runs: every resample repeats it, so the spread between
+    # scenarios is unknown; a point interval would call any change significant.
+    assert clustered_bootstrap_ci([[-0.3, -0.3, -0.2]], resamples=50, alpha=0.1, seed=0) is None
+    assert clustered_bootstrap_ci([[-0.3], []], resamples=50, alpha=0.1, seed=0) is None
+
+
 def test_clustering_widens_the_interval_when_runs_of_a_scenario_move_together() -> None:
     # Ten scenarios, five runs each; a scenario's runs share its effect (strong correlation).
     draw = random.Random(3)
@@ -117,7 +124,7 @@ def test_the_same_seed_gives_the_same_interval_and_another_seed_another() -> Non
 @given(
     st.lists(
         st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=1, max_size=4),
-        min_size=1,
+        min_size=2,
         max_size=8,
     ),
     st.integers(0, 2**32),

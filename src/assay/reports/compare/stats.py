@@ -9,6 +9,8 @@ Example:
     0.0386
     >>> clustered_bootstrap_ci([[0.5], [0.5], [0.5]], resamples=100, alpha=0.05, seed=1)
     (0.5, 0.5)
+    >>> clustered_bootstrap_ci([[0.5, 0.1]], resamples=100, alpha=0.05, seed=1) is None
+    True
 """
 
 from __future__ import annotations
@@ -97,7 +99,9 @@ def clustered_bootstrap_ci(
         seed: The seed of the random draws.
 
     Returns:
-        `(low, high)`, or None when there is no difference to resample.
+        `(low, high)`, or None when fewer than two clusters hold a difference: the spread
+        between clusters cannot be estimated from one (every resample would repeat it, and
+        the interval would shrink to a point that excludes 0 for any change at all).
 
     Raises:
         ValueError: `resamples` below 1 or `alpha` outside (0, 1).
@@ -113,7 +117,7 @@ def clustered_bootstrap_ci(
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     kept = [cluster for cluster in clusters if cluster]
-    if not kept:
+    if len(kept) < 2:
         return None
     sums = [math.fsum(cluster) for cluster in kept]
     sizes = [len(cluster) for cluster in kept]
