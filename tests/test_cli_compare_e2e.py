@@ -4,6 +4,7 @@ by the real command, its console, Markdown and JSON outputs read back."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,6 +151,12 @@ def test_a_missing_or_unreadable_directory_exits_3_and_bad_arguments_2(
         assert exit_info.value.code == 2
     code, _, err = compare(capsys, base, base, "--json", tmp_path / "no" / "such" / "x.json")
     assert code == 3 and "cannot write" in err
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "link.md").symlink_to(tmp_path / "elsewhere.md")
+    for option, target in (("--json", "fifo"), ("--markdown", "link.md"), ("--json", ".")):
+        code, _, err = compare(capsys, base, base, option, tmp_path / target)
+        assert code == 3 and "not a regular file" in err, err
+    assert not (tmp_path / "elsewhere.md").exists()
 
 
 @pytest.mark.reports_not_validated

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +89,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from assay.reports.compare.markdown import render_markdown
     from assay.reports.compare.reports import compare_reports
     from assay.reports.console import shown
+    from assay.reports.files import write_atomic
     from assay.reports.load import ReportsError
 
+    for option, path in (("--markdown", args.markdown), ("--json", args.json)):
+        refused = None if path is None else _refused_output(path)
+        if refused is not None:
+            error(f"{option}: {shown(refused)}")
+            return ExitCode.INPUT_ERROR
     try:
         comparison = compare_reports(
             args.base, args.new, alpha=args.alpha, resamples=args.resamples, seed=args.seed
@@ -108,7 +115,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         )
     for path, data in outputs:
         try:
-            path.write_bytes(data)
+            write_atomic(path, data)
         except OSError as exc:
             error(f"cannot write {shown(path)}: {exc.strerror or exc}")
             return ExitCode.INPUT_ERROR
@@ -122,6 +129,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         error(f"regressed significantly: {shown(', '.join(regressed))}")
         return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK
+
+
+def _refused_output(path: Path) -> str | None:
+    """Why `path` cannot take an output, or None. The output is renamed into place: over a
+    link, FIFO or device that would replace it rather than write where it leads, so only a
+    regular file (or a new name in an existing directory) is taken."""
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return None if path.parent.is_dir() else f"cannot write {path}: no such directory"
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if stat.S_ISREG(status.st_mode):
+        return None
+    return f"not a regular file: {path}"
 
 
 def _alpha(text: str) -> float:
