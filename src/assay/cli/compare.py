@@ -17,9 +17,11 @@ combined verdict, runs are counted as regressed, improved, unchanged, unscored o
 (never a change), or present on one side only.
 
 A scorer's change is significant when McNemar's exact test on the pass/fail flips gives
-p < alpha, or the bootstrap confidence interval of the mean score change (scenarios resampled
-whole, seeded) excludes 0. It regressed significantly when a significant test points down:
-more pass->fail than fail->pass flips with p < alpha, or an interval entirely below 0.
+p < alpha, or the confidence interval of the mean score change excludes 0 (a sign-flip test
+that flips whole scenarios, inverted; all patterns when few, else seeded draws). It regressed
+significantly when a significant test points down: more pass->fail than fail->pass flips with
+p < alpha, or an interval entirely below 0. Fewer than 6 scenarios can never make the score
+test significant at 0.05.
 """
 
 EPILOG = """examples:
@@ -65,13 +67,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=_resamples,
         default=10_000,
         metavar="N",
-        help="bootstrap resamples for the confidence interval (default 10000)",
+        help="sign patterns drawn for the score test and its interval when there are more "
+        "(2**scenarios); fewer are all enumerated (default 10000)",
     )
     parser.add_argument(
         "--seed",
         type=int,
         default=20240521,
-        help="seed of the bootstrap, for a reproducible interval (default 20240521)",
+        help="seed of those draws, for a reproducible interval (default 20240521)",
     )
     parser.add_argument(
         "--fail-on-regression",

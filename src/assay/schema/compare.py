@@ -73,7 +73,7 @@ class ScorerComparison(_Record):
     n_paired: int = Field(ge=0)
     """Runs scored on both sides: the runs the statistics use."""
     n_scenarios: int = Field(ge=0)
-    """Scenarios of the paired runs (the bootstrap's clusters)."""
+    """Scenarios of the paired runs (flipped whole by the score test)."""
     pass_to_fail: int = Field(ge=0)
     fail_to_pass: int = Field(ge=0)
     pass_rate_base: float | None
@@ -86,9 +86,14 @@ class ScorerComparison(_Record):
     mean_delta: float | None
     """Mean of NEW minus BASE score over the paired runs; null when none."""
     ci: list[float] | None = Field(min_length=2, max_length=2)
-    """Percentile bootstrap interval of `mean_delta` at 1 - alpha, scenarios resampled
-    whole; null when fewer than two scenarios have paired runs (the spread between scenarios
-    cannot be estimated from one)."""
+    """Confidence interval of `mean_delta` at 1 - alpha: the shifts a sign-flip test
+    (flipping whole scenarios) does not reject; within [-1, 1]; null when fewer than two
+    scenarios have paired runs."""
+    score_p_value: float | None = Field(ge=0.0, le=1.0)
+    """The sign-flip test's two-sided p-value of a mean difference of 0; null as `ci`."""
+    score_test_exact: bool | None
+    """True when every pattern of flipped scenarios was enumerated (2**scenarios at most
+    `resamples`), False when `resamples` patterns were drawn with `seed`."""
     regressed: list[str]
     """Run ids: passed then failed, or a lower score with the same pass/fail."""
     improved: list[str]

@@ -1,4 +1,4 @@
-"""The statistics of `assay compare`: McNemar's exact test and the clustered bootstrap."""
+"""The statistics of `assay compare`: McNemar's exact test and the sign-flip test."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.reports.compare import stats
-from assay.reports.compare.stats import clustered_bootstrap_ci, mcnemar_exact
+from assay.reports.compare.stats import mcnemar_exact, sign_flip_test
 
 
 def exact_reference(b: int, c: int) -> float:
@@ -69,33 +69,46 @@ def test_mcnemar_is_symmetric_and_a_probability(b: int, c: int) -> None:
     assert p == pytest.approx(exact_reference(b, c), rel=1e-12)
 
 
-def test_bootstrap_interval_covers_the_true_mean_on_a_known_case() -> None:
+def test_interval_covers_the_true_mean_on_a_known_case() -> None:
     # Differences drawn around a true mean of 0.2: about 95% of the intervals from 100 such
     # samples must cover it (binomial bounds for 100 draws at 0.95: 88..100).
     draw = random.Random(7)
     covered = 0
     for trial in range(100):
-        sample = [[draw.gauss(0.2, 0.3)] for _ in range(40)]
-        ci = clustered_bootstrap_ci(sample, resamples=500, alpha=0.05, seed=trial)
-        assert ci is not None
-        covered += ci[0] <= 0.2 <= ci[1]
+        sample = [[draw.gauss(0.2, 0.3)] for _ in range(30)]
+        result = sign_flip_test(sample, resamples=400, alpha=0.05, seed=trial)
+        assert result is not None and not result.exact
+        covered += result.ci[0] <= 0.2 <= result.ci[1]
     assert covered >= 88
 
 
-def test_bootstrap_interval_of_a_constant_difference_is_that_difference() -> None:
-    assert clustered_bootstrap_ci([[0.25, 0.25], [0.25]], resamples=50, alpha=0.1, seed=0) == (
-        0.25,
-        0.25,
-    )
-    assert clustered_bootstrap_ci([], resamples=50, alpha=0.1, seed=0) is None
-    assert clustered_bootstrap_ci([[], []], resamples=50, alpha=0.1, seed=0) is None
+def test_exact_p_values_by_hand() -> None:
+    # Six scenarios all up: only the all-plus and all-minus patterns are as extreme: 2/64.
+    six = sign_flip_test([[0.1]] * 6, resamples=10_000, alpha=0.05, seed=0)
+    assert six is not None and six.exact and six.p_value == 2 / 64
+    assert six.ci[0] > 0  # significant, so the interval leaves 0 out
+    # Five can never reach 0.05 (2/32), however large the change: no significant interval.
+    five = sign_flip_test([[-1.0]] * 5, resamples=10_000, alpha=0.05, seed=0)
+    assert five is not None and five.p_value == 2 / 32 and five.ci[0] <= 0 <= five.ci[1]
+    # 3 up, 1 down by as much (total 1.0): of the 16 patterns, the 6 with two signs each way
+    # total 0; the other 10 reach |total| >= 1.
+    mixed = sign_flip_test([[0.5], [0.5], [0.5], [-0.5]], resamples=10_000, alpha=0.05, seed=0)
+    assert mixed is not None and mixed.p_value == 10 / 16
 
 
-def test_one_cluster_gives_no_interval() -> None:
-    # One scenario, however many runs: every resample repeats it, so the spread between
-    # scenarios is unknown; a point interval would call any change significant.
-    assert clustered_bootstrap_ci([[-0.3, -0.3, -0.2]], resamples=50, alpha=0.1, seed=0) is None
-    assert clustered_bootstrap_ci([[-0.3], []], resamples=50, alpha=0.1, seed=0) is None
+def test_no_interval_from_fewer_than_two_clusters() -> None:
+    # One scenario, however many runs: flipping it only mirrors it; there is nothing to test.
+    assert sign_flip_test([[-0.3, -0.3, -0.2]], resamples=50, alpha=0.1, seed=0) is None
+    assert sign_flip_test([[-0.3], []], resamples=50, alpha=0.1, seed=0) is None
+    assert sign_flip_test([], resamples=50, alpha=0.1, seed=0) is None
+
+
+def test_a_constant_small_change_over_few_scenarios_is_not_significant() -> None:
+    # Three scenarios each 0.05 worse with no spread: a bootstrap would give the point
+    # [-0.05, -0.05]; the sign-flip test says three scenarios are too few (p = 2/8).
+    result = sign_flip_test([[-0.05]] * 3, resamples=1000, alpha=0.05, seed=0)
+    assert result is not None and result.p_value == 0.25
+    assert result.ci[0] < 0 < result.ci[1]
 
 
 def test_clustering_widens_the_interval_when_runs_of_a_scenario_move_together() -> None:
@@ -106,58 +119,48 @@ def test_clustering_widens_the_interval_when_runs_of_a_scenario_move_together() 
         effect = draw.gauss(0.0, 0.4)
         clusters.append([effect + draw.gauss(0.0, 0.05) for _ in range(5)])
     independent = [[delta] for cluster in clusters for delta in cluster]
-    low, high = clustered_bootstrap_ci(clusters, resamples=4000, alpha=0.05, seed=1) or (0, 0)
-    flat_low, flat_high = clustered_bootstrap_ci(
-        independent, resamples=4000, alpha=0.05, seed=1
-    ) or (0, 0)
-    assert high - low > 1.5 * (flat_high - flat_low)
+    grouped = sign_flip_test(clusters, resamples=4000, alpha=0.05, seed=1)
+    flat = sign_flip_test(independent, resamples=4000, alpha=0.05, seed=1)
+    assert grouped is not None and flat is not None
+    assert grouped.ci[1] - grouped.ci[0] > 1.5 * (flat.ci[1] - flat.ci[0])
 
 
 def test_the_same_seed_gives_the_same_interval_and_another_seed_another() -> None:
-    clusters = [[0.1 * k, -0.05 * k] for k in range(12)]
-    first = clustered_bootstrap_ci(clusters, resamples=1000, alpha=0.05, seed=5)
-    assert first == clustered_bootstrap_ci(clusters, resamples=1000, alpha=0.05, seed=5)
-    assert first != clustered_bootstrap_ci(clusters, resamples=1000, alpha=0.05, seed=6)
+    clusters = [[0.1 * k - 0.3, -0.05 * k] for k in range(16)]
+    first = sign_flip_test(clusters, resamples=1000, alpha=0.05, seed=5)
+    assert first == sign_flip_test(clusters, resamples=1000, alpha=0.05, seed=5)
+    assert first != sign_flip_test(clusters, resamples=1000, alpha=0.05, seed=6)
 
 
-@settings(max_examples=50)
+@settings(max_examples=50, deadline=None)
 @given(
     st.lists(
         st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=1, max_size=4),
         min_size=2,
-        max_size=8,
+        max_size=12,
     ),
     st.integers(0, 2**32),
 )
 def test_negating_the_differences_negates_and_swaps_the_interval(
     clusters: list[list[float]], seed: int
 ) -> None:
-    ci = clustered_bootstrap_ci(clusters, resamples=200, alpha=0.05, seed=seed)
+    result = sign_flip_test(clusters, resamples=200, alpha=0.05, seed=seed)
     negated = [[-delta for delta in cluster] for cluster in clusters]
-    flipped = clustered_bootstrap_ci(negated, resamples=200, alpha=0.05, seed=seed)
-    assert ci is not None and flipped is not None
-    assert flipped[0] == pytest.approx(-ci[1], abs=1e-12)
-    assert flipped[1] == pytest.approx(-ci[0], abs=1e-12)
-    assert ci[0] <= ci[1]
+    flipped = sign_flip_test(negated, resamples=200, alpha=0.05, seed=seed)
+    assert result is not None and flipped is not None
+    assert flipped.p_value == result.p_value
+    assert flipped.ci[0] == pytest.approx(-result.ci[1], abs=1e-12)
+    assert flipped.ci[1] == pytest.approx(-result.ci[0], abs=1e-12)
+    low, high = result.ci
+    assert -1.0 - 1e-9 <= low <= high <= 1.0 + 1e-9
+    middle = math.fsum(map(math.fsum, clusters)) / sum(map(len, clusters))
+    assert low - 1e-9 <= middle <= high + 1e-9
 
 
 @pytest.mark.parametrize(
     ("resamples", "alpha", "said"),
     [(0, 0.05, "resamples"), (10, 0.0, "alpha"), (10, 1.0, "alpha")],
 )
-def test_bootstrap_refuses_bad_settings(resamples: int, alpha: float, said: str) -> None:
+def test_the_test_refuses_bad_settings(resamples: int, alpha: float, said: str) -> None:
     with pytest.raises(ValueError, match=said):
-        clustered_bootstrap_ci([[0.1]], resamples=resamples, alpha=alpha, seed=0)
-
-
-def test_equal_and_unequal_cluster_sizes_draw_the_same_clusters() -> None:
-    # The equal-size fast path and the general path agree: adding an empty cluster (dropped)
-    # changes nothing, and one bigger cluster weighs its runs, not the cluster.
-    clusters = [[0.1 * k] for k in range(10)]
-    same = clustered_bootstrap_ci(clusters, resamples=300, alpha=0.1, seed=2)
-    assert same == clustered_bootstrap_ci([*clusters, []], resamples=300, alpha=0.1, seed=2)
-    pairs = [[0.1 * k, 0.1 * k] for k in range(10)]
-    assert clustered_bootstrap_ci(pairs, resamples=300, alpha=0.1, seed=2) == pytest.approx(same)
-    uneven = [*pairs[:9], [0.9]]  # the general path, on the same means per cluster
-    low, high = clustered_bootstrap_ci(uneven, resamples=300, alpha=0.1, seed=2) or (0, 0)
-    assert low == pytest.approx(same[0], abs=0.05) and high == pytest.approx(same[1], abs=0.05)
+        sign_flip_test([[0.1], [0.2]], resamples=resamples, alpha=alpha, seed=0)

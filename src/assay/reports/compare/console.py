@@ -82,9 +82,10 @@ def print_comparison(comparison: dict[str, Any], *, file: IO[str] | None = None)
     console.print(
         Text(
             "p→f/f→p: runs that passed then failed / failed then passed; p: McNemar's exact "
-            "test on them; CI: bootstrap interval at "
-            f"{1 - float(comparison.get('alpha', 0.05)):.0%} ({comparison.get('resamples')} "
-            f"resamples drawing whole scenarios, seed {comparison.get('seed')})"
+            "test on them; CI: "
+            f"{1 - float(comparison.get('alpha', 0.05)):.0%} interval of a sign-flip test "
+            f"flipping whole scenarios (up to {comparison.get('resamples')} patterns, seed "
+            f"{comparison.get('seed')})"
         )
     )
     for name, figures in scorers.items():

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from assay.reports.compare.stats import clustered_bootstrap_ci, mcnemar_exact, mean
+from assay.reports.compare.stats import mcnemar_exact, mean, sign_flip_test
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -86,7 +86,8 @@ def compare_lines(
     name without `.json` (`changes` says which: `has_run_id`).
 
     A scorer's change is `significant` when McNemar's exact test on the pass/fail flips gives
-    p < alpha, or the clustered bootstrap interval of the mean score difference excludes 0.
+    p < alpha, or the confidence interval of the mean score difference (a sign-flip test
+    flipping whole scenarios, inverted) excludes 0.
     Its `verdict` is `regressed` when a significant test points down (more pass->fail than
     fail->pass flips with p < alpha, or an interval entirely below 0), `improved` when one
     points up, `mixed` when both happen, else `no significant change`.
@@ -95,8 +96,9 @@ def compare_lines(
         base: The lines of the earlier evaluation.
         new: The lines of the later one.
         alpha: The significance level, in (0, 1).
-        resamples: Bootstrap resamples for the interval.
-        seed: The seed of the bootstrap.
+        resamples: Sign patterns drawn for the score test when there are more than this
+            many (otherwise all are enumerated).
+        seed: The seed of those draws.
 
     Returns:
         A JSON-able dict (`assay schema compare` without the `base`/`new` descriptions and
@@ -351,7 +353,8 @@ def _compare_scorer(
     paired = len(before_scores)
     clusters = [deltas[scenario] for scenario in sorted(deltas)]
     mean_delta = mean([delta for cluster in clusters for delta in cluster])
-    ci = clustered_bootstrap_ci(clusters, resamples=resamples, alpha=alpha, seed=seed)
+    flip = sign_flip_test(clusters, resamples=resamples, alpha=alpha, seed=seed)
+    ci = flip.ci if flip is not None else None
     p_value = mcnemar_exact(fail_to_pass, pass_to_fail)
     pass_down = p_value < alpha and pass_to_fail > fail_to_pass
     pass_up = p_value < alpha and fail_to_pass > pass_to_fail
@@ -380,6 +383,8 @@ def _compare_scorer(
         "p_value": p_value,
         "mean_delta": mean_delta,
         "ci": list(ci) if ci is not None else None,
+        "score_p_value": flip.p_value if flip is not None else None,
+        "score_test_exact": flip.exact if flip is not None else None,
         **lists,
         "changes": changes,
     }

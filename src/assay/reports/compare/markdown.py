@@ -76,8 +76,9 @@ def render_markdown(comparison: dict[str, Any]) -> str:
         ]
     out += [
         f"Significance level {comparison.get('alpha')}: McNemar's exact test on pass/fail "
-        "flips, and a bootstrap interval of the mean score change (scenarios resampled "
-        f"whole; {comparison.get('resamples')} resamples, seed {comparison.get('seed')}).",
+        "flips, and the interval of a sign-flip test of the mean score change (whole "
+        f"scenarios flipped; up to {comparison.get('resamples')} patterns, seed "
+        f"{comparison.get('seed')}).",
         "",
     ]
     for warning in comparison.get("warnings", []):
