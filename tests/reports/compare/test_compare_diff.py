@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.reports.compare.diff import compare_lines, setting_warnings
+from assay.schema.compare import ScorerComparison
 
 
 def verdict(scorer: str, passed: bool | None, score: float | None, why: str = "") -> dict[str, Any]:
@@ -194,6 +195,7 @@ def test_swapping_base_and_new_swaps_the_changes_and_negates_the_figures(
     assert forward["scorers"].keys() == backward["scorers"].keys()
     for name, there in forward["scorers"].items():
         back = backward["scorers"][name]
+        ScorerComparison.model_validate(there)  # the shape `assay schema compare` promises
         assert there["regressed"] == back["improved"]
         assert there["improved"] == back["regressed"]
         assert there["unchanged"] == back["unchanged"]
