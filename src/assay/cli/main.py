@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from assay.cli import cache as cache_command
+from assay.cli import compare as compare_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
 from assay.cli import report as report_command
@@ -23,6 +24,7 @@ from assay.exit_codes import ExitCode
 _SUBCOMMANDS = {
     "evaluate": evaluate_command,
     "report": report_command,
+    "compare": compare_command,
     "convert": convert_command,
     "cache": cache_command,
     "schema": schema_command,

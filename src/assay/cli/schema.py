@@ -17,6 +17,7 @@ Print the JSON Schema of a report file, or of a scenario file:
   scenario   a scenario object of a .json / .jsonl scenario file
   catalog    an evaluator-catalog file (jobs of scenarios, YAML or JSON)
   answer_rules  a scenario's answer rules (groundtruth_eval.json)
+  compare    the comparison of two evaluations (assay compare --json FILE)
 """
 
 EPILOG = """examples:
@@ -25,7 +26,7 @@ EPILOG = """examples:
   assay schema scenario > scenario.schema.json
 """
 
-_NAMES = ("aggregate", "answer_rules", "catalog", "line", "run", "scenario")
+_NAMES = ("aggregate", "answer_rules", "catalog", "compare", "line", "run", "scenario")
 """Kept here so that `assay --help` imports nothing from `assay.schema`; a test keeps it equal
 to `assay.schema.schema_names()`."""
 

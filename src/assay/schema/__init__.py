@@ -9,7 +9,7 @@ each shape.
 Example:
     >>> from assay.schema import SCHEMA_VERSION, schema_names
     >>> SCHEMA_VERSION >= 1, schema_names()
-    (True, ['aggregate', 'answer_rules', 'catalog', 'line', 'run', 'scenario'])
+    (True, ['aggregate', 'answer_rules', 'catalog', 'compare', 'line', 'run', 'scenario'])
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _MODELS = {
     "run": ("report", "RunReport"),
     "scenario": ("scenario", "Scenario"),
     "catalog": ("scenario", "Catalog"),
+    "compare": ("compare", "Comparison"),
 }
 """Schema names for `assay schema`, and the module of `assay.schema` and the model behind
 each."""

@@ -1,0 +1,169 @@
+"""`assay compare BASE NEW`: two evaluations compared run by run, with paired tests."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import stat
+from pathlib import Path
+from typing import Any
+
+from assay.exit_codes import ExitCode
+
+DESCRIPTION = """\
+Compare two reports directories that `assay evaluate` wrote (BASE, then NEW), without scoring
+anything again. Runs are matched by scenario id, run id (and repeat); for each scorer and the
+combined verdict, runs are counted as regressed, improved, unchanged, unscored on a side
+(never a change), or present on one side only.
+
+A scorer's change is significant when McNemar's exact test on the pass/fail flips gives
+p < alpha, or the confidence interval of the mean score change excludes 0 (a sign-flip test
+that flips whole scenarios, inverted; all patterns when few, else seeded draws). It regressed
+significantly when a significant test points down: more pass->fail than fail->pass flips with
+p < alpha, or an interval entirely below 0. Fewer than 6 scenarios can never make the score
+test significant at 0.05.
+"""
+
+EPILOG = """examples:
+  assay compare reports-main reports-branch
+  assay compare base new --markdown comment.md --json compare.json --fail-on-regression
+
+exit codes: 0 ok, 1 a scorer regressed significantly (with --fail-on-regression), 2 bad
+arguments, 3 a directory that is not a readable reports directory, or an output that cannot be
+written
+"""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="compare two reports directories, with paired significance tests",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of `compare` to a parser."""
+    parser.add_argument("base", type=Path, metavar="BASE", help="the earlier reports directory")
+    parser.add_argument("new", type=Path, metavar="NEW", help="the later reports directory")
+    parser.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="also write the comparison as Markdown"
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="also write the comparison as JSON (`assay schema compare`)",
+    )
+    parser.add_argument(
+        "--alpha", type=_alpha, default=0.05, help="significance level (default 0.05)"
+    )
+    parser.add_argument(
+        "--resamples",
+        type=_resamples,
+        default=10_000,
+        metavar="N",
+        help="sign patterns drawn for the score test and its interval when there are more "
+        "(2**scenarios); fewer are all enumerated (default 10000)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=20240521,
+        help="seed of those draws, for a reproducible interval (default 20240521)",
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit with code 1 when a scorer regressed significantly",
+    )
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Compare `args.new` with `args.base`; returns the exit code."""
+    import orjson
+
+    from assay.cli.messages import error, say
+    from assay.reports.compare.console import print_comparison
+    from assay.reports.compare.markdown import render_markdown
+    from assay.reports.compare.reports import compare_reports
+    from assay.reports.console import shown
+    from assay.reports.files import write_atomic
+    from assay.reports.load import ReportsError
+
+    for option, path in (("--markdown", args.markdown), ("--json", args.json)):
+        refused = None if path is None else _refused_output(path)
+        if refused is not None:
+            error(f"{option}: {shown(refused)}")
+            return ExitCode.INPUT_ERROR
+    try:
+        comparison = compare_reports(
+            args.base, args.new, alpha=args.alpha, resamples=args.resamples, seed=args.seed
+        )
+    except ReportsError as problem:
+        error(shown(str(problem)))
+        return ExitCode.INPUT_ERROR
+    for warning in comparison["warnings"]:
+        say(f"assay: warning: {shown(warning)}")
+    outputs = []
+    if args.markdown is not None:
+        outputs.append((args.markdown, render_markdown(comparison).encode()))
+    if args.json is not None:
+        outputs.append(
+            (args.json, orjson.dumps(comparison, option=orjson.OPT_INDENT_2) + b"\n")
+        )
+    for path, data in outputs:
+        try:
+            write_atomic(path, data)
+        except OSError as exc:
+            error(f"cannot write {shown(path)}: {exc.strerror or exc}")
+            return ExitCode.INPUT_ERROR
+    print_comparison(comparison)
+    if args.fail_on_regression and comparison["verdict"] == "regressed":
+        regressed = [
+            name
+            for name, figures in comparison["scorers"].items()
+            if figures["verdict"] in ("regressed", "mixed")
+        ]
+        error(f"regressed significantly: {shown(', '.join(regressed))}")
+        return ExitCode.THRESHOLD_NOT_MET
+    return ExitCode.OK
+
+
+def _refused_output(path: Path) -> str | None:
+    """Why `path` cannot take an output, or None. The output is renamed into place: over a
+    link, FIFO or device that would replace it rather than write where it leads, so only a
+    regular file (or a new name in an existing directory) is taken."""
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return None if path.parent.is_dir() else f"cannot write {path}: no such directory"
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if stat.S_ISREG(status.st_mode):
+        return None
+    return f"not a regular file: {path}"
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0.0 < value < 1.0):
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {text}")
+    return value
+
+
+def _resamples(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 1000000, got {text}")
+    return value

@@ -1,0 +1,87 @@
+"""`compare_reports`: two reports directories compared, as `assay compare` shows them.
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from assay.pipeline import EvaluateOptions, evaluate
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "gt" / "scenario_1").mkdir(parents=True)
+    >>> _ = (root / "gt" / "scenario_1" / "groundtruth.txt").write_text("7")
+    >>> for name, answer in (("base", "7"), ("new", "8")):
+    ...     (root / name).mkdir()
+    ...     _ = (root / name / "1.json").write_text(f'{{"scenario_id": "1", "answer": "{answer}"}}')
+    ...     _ = evaluate(EvaluateOptions(root / name, (root / "gt",), root / f"out-{name}"))
+    >>> result = compare_reports(root / "out-base", root / "out-new")
+    >>> result["scorers"]["static_json"]["regressed"], result["warnings"]
+    (['1'], [])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assay.reports.compare.diff import (
+    DEFAULT_ALPHA,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    compare_lines,
+    setting_warnings,
+)
+from assay.reports.load import LoadedReports, load_reports
+
+__all__ = ["compare_reports"]
+
+
+def compare_reports(
+    base: Path | str,
+    new: Path | str,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """Compare the reports directory `new` with `base` (see `compare_lines` for the rules).
+
+    Returns:
+        The comparison as `assay schema compare` describes it: each side's directory and
+        versions, `warnings` on settings that differ (schema version, scorers, their options),
+        `problems` (lines that are not results, runs that cannot be compared), and the figures
+        per scorer.
+
+    Raises:
+        assay.reports.load.ReportsError: either directory cannot be read as a reports
+            directory.
+    """
+    before = load_reports(base)
+    after = load_reports(new)
+    result = compare_lines(
+        before.results, after.results, alpha=alpha, resamples=resamples, seed=seed
+    )
+    problems = [
+        {"side": side, "reason": f"results.jsonl line {problem.line}: {problem.reason}"}
+        for side, loaded in (("base", before), ("new", after))
+        for problem in loaded.problems
+    ]
+    problems += [
+        {"side": side, "reason": f"results.jsonl line {loaded.lines.cut_line} is cut short"}
+        for side, loaded in (("base", before), ("new", after))
+        if loaded.lines.cut_line is not None
+    ]
+    return {
+        "base": _side(before),
+        "new": _side(after),
+        "warnings": setting_warnings(before.aggregate, after.aggregate),
+        **result,
+        "problems": problems + result["problems"],
+    }
+
+
+def _side(loaded: LoadedReports) -> dict[str, Any]:
+    return {
+        "directory": str(loaded.directory),
+        "schema_version": loaded.aggregate.get("schema_version"),
+        "assay_version": loaded.aggregate.get("assay_version"),
+        "generated_at": loaded.aggregate.get("generated_at"),
+        "results": len(loaded.results),
+    }
