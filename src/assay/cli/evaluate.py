@@ -113,6 +113,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_fail_under(parser)
     parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
+    )
+    parser.add_argument(
         "--workers",
         type=_workers,
         default=0,
@@ -558,6 +561,7 @@ def _evaluate_and_report(
     parser: argparse.ArgumentParser,
     show_progress: bool,
 ) -> int:
+    from assay.cli.report import html_after_evaluate
     from assay.formats.registry import UnknownReaderError
     from assay.pipeline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, import_rich, print_summary
@@ -619,6 +623,8 @@ def _evaluate_and_report(
     if not args.quiet:
         # Paths are shown as in the reports (a name that is not UTF-8 with `\xNN` escapes).
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
+        return ExitCode.INPUT_ERROR
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
         shown = path_text(args.trajectories)
