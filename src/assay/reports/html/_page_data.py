@@ -57,9 +57,10 @@ def text(value: Any, limit: int) -> str:
             value = repr(value)
     if _UNSAFE.search(value) is not None:
         value = _UNSAFE.sub(lambda found: found.group().encode("unicode_escape").decode(), value)
-    if len(value) <= limit:
-        return value
-    return f"{value[:limit]}… (cut, {len(value)} chars)"
+    shown: str = value
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[:limit]}… (cut, {len(shown)} chars)"
 
 
 def _opt(value: Any, limit: int) -> str | None:
@@ -207,8 +208,8 @@ def run_data(line: dict[str, Any], limits: Limits) -> dict[str, Any]:
         ('r1', 'passed', '<b>')
     """
     score = line.get("score")
-    ops = line.get("ops") if isinstance(line.get("ops"), dict) else {}
-    scores = line.get("scores") if isinstance(line.get("scores"), list) else []
+    ops: dict[str, Any] = line["ops"] if isinstance(line.get("ops"), dict) else {}
+    scores: list[Any] = line["scores"] if isinstance(line.get("scores"), list) else []
     details = score.get("details") if isinstance(score, dict) else None
     answer = line.get("answer")
     return {
