@@ -196,8 +196,11 @@ def _trajectory(details: dict[str, Any], limits: Limits) -> dict[str, Any]:
     }
 
 
-def run_data(line: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    """One run as the page holds it, from its `results.jsonl` line.
+def run_data(
+    line: dict[str, Any], limits: Limits, report: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One run as the page holds it, from its `results.jsonl` line and, for the per-scorer
+    details that the line leaves out (static_json's per-key records), its per-run report.
 
     Example:
         >>> line = {"run_id": "r1", "scenario_id": "7", "answer": "<b>", "report_file": "r1.json",
@@ -209,7 +212,9 @@ def run_data(line: dict[str, Any], limits: Limits) -> dict[str, Any]:
     """
     score = line.get("score")
     ops: dict[str, Any] = line["ops"] if isinstance(line.get("ops"), dict) else {}
-    scores: list[Any] = line["scores"] if isinstance(line.get("scores"), list) else []
+    # The line leaves static_json's per-key records out; the run's own report has them.
+    source = report if report is not None and isinstance(report.get("scores"), list) else line
+    scores: list[Any] = source["scores"] if isinstance(source.get("scores"), list) else []
     details = score.get("details") if isinstance(score, dict) else None
     answer = line.get("answer")
     return {
@@ -234,6 +239,7 @@ def run_data(line: dict[str, Any], limits: Limits) -> dict[str, Any]:
         ],
         "sc": [_scorer(record, limits) for record in scores],
         "f": _opt(line.get("report_file"), limits.text),
+        "nr": report is None,
     }
 
 
@@ -359,7 +365,7 @@ def page_data(loaded: LoadedReports, limits: Limits | None = None) -> dict[str, 
         (['passed'], 1)
     """
     chosen = limits or Limits()
-    runs = [run_data(line, chosen) for line in loaded.results]
+    runs = [run_data(line, chosen, loaded.run_report(line)) for line in loaded.results]
     return {
         "summary": _summary(loaded, chosen),
         "runs": runs,

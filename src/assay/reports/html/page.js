@@ -364,6 +364,9 @@
         el("span", { text: " score " + num(r.v, 3) + " · runner " + show(r.r) + " · model " +
           show(r.m) + " · scenario type " + show(r.t) + " · report " + show(r.f) })]),
       r.why ? el("div", { cls: "pre", text: r.why }) : null,
+      r.nr ? el("div", { cls: "muted", "data-testid": "no-run-report",
+        text: "the run's own report (" + show(r.f) + ") could not be read: per-key " +
+          "details are not shown" }) : null,
       block("question", r.q),
       el("div", { cls: "grid2" }, [
         block("answer", r.a),
