@@ -24,16 +24,16 @@ class Limits:
     """How much of each run the page carries; past these, a string is cut with a note and a
     list is shortened with a count of what was left out."""
 
-    answer: int = 1200
+    answer: int = 600
     """Characters of a run's answer (also what the search box searches)."""
 
     question: int = 400
     """Characters of a run's question."""
 
-    text: int = 300
+    text: int = 200
     """Characters of a rationale, a call, a value or any other string."""
 
-    rows: int = 30
+    rows: int = 20
     """Rows of a per-key table, calls of each kind of a trajectory, rubrics or criteria."""
 
 
@@ -68,9 +68,16 @@ def _opt(value: Any, limit: int) -> str | None:
 
 
 def _num(value: Any) -> float | int | None:
+    """A number from the reports, or None; an integer past what JSON readers hold exactly
+    (2**53) becomes a float, one past a float's range None (JSON cannot hold it)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return value
+    if isinstance(value, int) and abs(value) > 2**53:
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return value if value == value and abs(value) != float("inf") else None
 
 
 def status(score: Any) -> str:
@@ -213,8 +220,10 @@ def run_data(
     score = line.get("score")
     ops: dict[str, Any] = line["ops"] if isinstance(line.get("ops"), dict) else {}
     # The line leaves static_json's per-key records out; the run's own report has them.
-    source = report if report is not None and isinstance(report.get("scores"), list) else line
+    source = report if report is not None else line
     scores: list[Any] = source["scores"] if isinstance(source.get("scores"), list) else []
+    if not scores and isinstance(source.get("score"), dict):
+        scores = [source["score"]]  # one scorer: its record is the overall score
     details = score.get("details") if isinstance(score, dict) else None
     answer = line.get("answer")
     return {
