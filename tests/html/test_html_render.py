@@ -61,9 +61,12 @@ def test_evaluate_writes_the_page_with_the_per_key_table(tmp_path: Path) -> None
     page = (tmp_path / "page.html").read_text()
     assert "default-src 'none'" in page
     assert not re.search(r"(src|href)=|https?://", page.split('id="assay-data"')[0])
-    (run,) = _data(tmp_path / "page.html")["runs"]  # type: ignore[misc]
+    data = _data(tmp_path / "page.html")
+    (run,) = data["runs"]  # type: ignore[misc]
     assert run["st"] == "failed"
-    assert run["sc"][0]["k"] == [["answer.k", "8", "7", "mismatch", 0.0]]
+    (row,) = run["sc"][0]["k"]
+    assert row[:3] == ["answer.k", "8", "7"] and row[4] == 0.0
+    assert data["strings"][row[3]] == "mismatch"  # type: ignore[index]
 
 
 def test_report_without_the_run_report_says_so(tmp_path: Path) -> None:

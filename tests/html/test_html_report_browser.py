@@ -93,6 +93,9 @@ def test_drill_down_key_table_and_aligned_trajectory(
     assert detail.is_visible()
     keys = detail.locator('[data-testid="key-table"] tbody tr')
     assert keys.count() == 2
+    assert keys.nth(0).locator("td").all_text_contents() == [
+        "answer.energy", "14", "14", "exact", "1.000"
+    ]
     cells = keys.nth(1).locator("td").all_text_contents()
     assert cells == ["answer.material", "48", "27", "mismatch", "0.000"]
     # Run 12: the trajectory scorer paired actual step 0 with expected step 1 and found no
@@ -271,3 +274,59 @@ def test_missing_browser_is_not_silent() -> None:
         assert _chromium_missing() is None
     else:
         assert "apt-get install -y chromium" in (_chromium_missing() or "")
+
+
+def test_judge_rationales_and_rubric_verdicts(
+    tmp_path: Path, chat_server: Any, open_report: Any
+) -> None:
+    from chat_server import RecordedRequest, Reply
+
+    hostile = '<img src=x onerror="window.__xss=1">'
+
+    def verdict(request: RecordedRequest) -> Reply:
+        prompt = request.body["messages"][-1]["content"]
+        right = "cites the work orders" in prompt
+        return Reply.ok(
+            {"score": 1.0 if right else 0.25, "passed": right,
+             "rationale": ("names WO-881 " if right else "no priorities ") + hostile},
+            input_tokens=100, output_tokens=20,
+        )  # fmt: skip
+
+    chat_server.handler = verdict
+    runs, scenarios = tmp_path / "runs", tmp_path / "scenarios"
+    runs.mkdir()
+    scenarios.mkdir()
+    rubrics = [
+        {"rubric_id": "cites", "content": "The answer cites the work orders.", "weight": 3},
+        {"rubric_id": "<script>window.__xss=1</script>", "content": "It gives priorities."},
+    ]
+    (scenarios / "s.json").write_text(
+        json.dumps([{"id": "1", "text": "Summarise CH-12's open work orders.", "rubrics": rubrics}])
+    )
+    (runs / "1.json").write_text(
+        json.dumps({"run_id": "j1", "scenario_id": "1", "answer": "WO-881 and WO-902 are open."})
+    )
+    page_file = tmp_path / "report.html"
+    code = main(
+        ["evaluate", "--trajectories", str(runs), "--scenarios", str(scenarios),
+         "--scorer", "rubric", "--judge-model", "local/judge-1",
+         "--judge-base-url", chat_server.base_url, "--no-cache", "--workers", "1", "-q",
+         "--reports-dir", str(tmp_path / "reports"), "--html", str(page_file)]
+    )  # fmt: skip
+    assert code == 0
+    opened = open_report(page_file)
+    page = opened.page
+    assert page.locator('[data-card="judge cost"] .value').text_content() != ""
+    opened.rows().first.click()
+    detail = page.locator('[data-testid="case-detail"]')
+    rows = detail.locator('[data-scorer="rubric"] table tbody tr')
+    assert [rows.nth(i).locator("td").all_text_contents() for i in range(2)] == [
+        ["cites", "0.75", "1.000", "passed", "names WO-881 " + hostile],
+        ["<script>window.__xss=1</script>", "0.25", "0.250", "failed", "no priorities " + hostile],
+    ]
+    assert "judge local/judge-1: 2 call(s), 200 in / 40 out tokens" in (
+        detail.text_content() or ""
+    )
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    assert opened.console == []
+    assert opened.requests == [page_file.resolve().as_uri()]

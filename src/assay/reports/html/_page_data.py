@@ -31,9 +31,13 @@ class Limits:
     """Characters of a run's question."""
 
     text: int = 200
-    """Characters of a rationale, a call, a value or any other string."""
+    """Characters of a rationale, a call or any other string."""
 
-    rows: int = 20
+    value: int = 80
+    """Characters of a key, gold value or model value in a per-key table (the table is most
+    of the page's size)."""
+
+    rows: int = 15
     """Rows of a per-key table, calls of each kind of a trajectory, rubrics or criteria."""
 
 
@@ -61,6 +65,39 @@ def text(value: Any, limit: int) -> str:
     if len(shown) <= limit:
         return shown
     return f"{shown[:limit]}… (cut, {len(shown)} chars)"
+
+
+class Pool:
+    """Strings that repeat across runs (runner, model, question, scenario type, scorer names,
+    statuses, reasons and rationales), each held once in the page: a field holds the string's
+    index in `strings` (the page's script puts the strings back when it loads).
+
+    Example:
+        >>> pool = Pool()
+        >>> pool("gpt"), pool("judge"), pool("gpt"), pool(None), pool.strings
+        (0, 1, 0, None, ['gpt', 'judge'])
+    """
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        """The strings, in the order first met."""
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: str | None) -> int | None:
+        if value is None:
+            return None
+        found = self._index.get(value)
+        if found is None:
+            found = self._index[value] = len(self.strings)
+            self.strings.append(value)
+        return found
+
+
+def _short(value: Any) -> float | int | None:
+    """A number for display only, with 6 significant digits (a cost of 0.008716400000000001
+    is 0.0087164 in the page)."""
+    number = _num(value)
+    return float(f"{number:.6g}") if isinstance(number, float) else number
 
 
 def _opt(value: Any, limit: int) -> str | None:
@@ -103,35 +140,29 @@ def _rows(items: Any, limit: int) -> tuple[list[Any], int]:
     return items[:limit], max(0, len(items) - limit)
 
 
-def _scorer(record: Any, limits: Limits) -> dict[str, Any]:
+def _scorer(record: Any, limits: Limits, pool: Pool) -> dict[str, Any]:
     if not isinstance(record, dict):
-        return {"n": "(not a score record)", "st": "error", "why": text(record, limits.text)}
+        return {
+            "n": pool("(not a score record)"),
+            "st": pool("error"),
+            "why": pool(text(record, limits.text)),
+        }
     n = limits.text
     out: dict[str, Any] = {
-        "n": text(record.get("scorer"), 80),
-        "st": text(record.get("status"), 20),
+        "n": pool(text(record.get("scorer"), 80)),
+        "st": pool(text(record.get("status"), 20)),
         "p": record.get("passed") if isinstance(record.get("passed"), bool) else None,
         "v": _num(record.get("score")),
-        "why": text(record.get("rationale") or "", n),
+        "why": pool(text(record.get("rationale") or "", n)),
     }
     details = record.get("details")
     if not isinstance(details, dict):
         return out
     if isinstance(details.get("reason"), str):
-        out["reason"] = text(details["reason"], n)
+        out["reason"] = pool(text(details["reason"], n))
     keys, cut = _rows(details.get("details"), limits.rows)
     if keys:
-        out["k"] = [
-            [
-                text(k.get("key"), n),
-                text(k.get("gold_value"), n),
-                text(k.get("model_value"), n) if "model_value" in k else None,
-                text(k.get("match_type"), 40),
-                _num(k.get("similarity")),
-            ]
-            for k in keys
-            if isinstance(k, dict)
-        ]
+        out["k"] = [_key_row(k, limits, pool) for k in keys if isinstance(k, dict)]
         out["kcut"] = cut
     for field, short in (("missing_keys", "mk"), ("extra_keys", "xk")):
         items, cut = _rows(details.get(field), limits.rows)
@@ -170,6 +201,24 @@ def _scorer(record: Any, limits: Limits) -> dict[str, Any]:
     return out
 
 
+def _key_row(record: dict[str, Any], limits: Limits, pool: Pool) -> list[Any]:
+    """[key, gold value, model value, match type, similarity] of a static_json per-key record;
+    the model value is None when the answer lacks the key, and true when it is the gold value's
+    text (most rows of a passing run: the page shows the gold value again)."""
+    gold = text(record.get("gold_value"), limits.value)
+    model: str | bool | None = None
+    if "model_value" in record:
+        model = text(record.get("model_value"), limits.value)
+        model = True if model == gold else model
+    return [
+        text(record.get("key"), limits.value),
+        gold,
+        model,
+        pool(text(record.get("match_type"), 40)),
+        _short(record.get("similarity")),
+    ]
+
+
 def _trajectory(details: dict[str, Any], limits: Limits) -> dict[str, Any]:
     """The calls as the trajectory scorer paired them: matched pairs, missing expected calls
     and unexpected actual calls, each with its step (or None when the report has none)."""
@@ -204,7 +253,10 @@ def _trajectory(details: dict[str, Any], limits: Limits) -> dict[str, Any]:
 
 
 def run_data(
-    line: dict[str, Any], limits: Limits, report: dict[str, Any] | None = None
+    line: dict[str, Any],
+    limits: Limits,
+    report: dict[str, Any] | None = None,
+    pool: Pool | None = None,
 ) -> dict[str, Any]:
     """One run as the page holds it, from its `results.jsonl` line and, for the per-scorer
     details that the line leaves out (static_json's per-key records), its per-run report.
@@ -217,6 +269,7 @@ def run_data(
         >>> run["i"], run["st"], run["a"]
         ('r1', 'passed', '<b>')
     """
+    strings = pool if pool is not None else Pool()
     score = line.get("score")
     ops: dict[str, Any] = line["ops"] if isinstance(line.get("ops"), dict) else {}
     # The line leaves static_json's per-key records out; the run's own report has them.
@@ -229,24 +282,24 @@ def run_data(
     return {
         "i": _opt(line.get("run_id"), limits.text),
         "s": text(line.get("scenario_id"), limits.text),
-        "t": _opt(line.get("scenario_type"), limits.text),
+        "t": strings(_opt(line.get("scenario_type"), limits.text)),
         "st": status(score),
         "ps": isinstance(details, dict) and details.get("reason") == "partially_scored",
         "v": _num(score.get("score")) if isinstance(score, dict) else None,
-        "r": _opt(line.get("runner"), limits.text),
-        "m": _opt(line.get("model"), limits.text),
-        "q": _opt(line.get("question"), limits.question),
+        "r": strings(_opt(line.get("runner"), limits.text)),
+        "m": strings(_opt(line.get("model"), limits.text)),
+        "q": strings(_opt(line.get("question"), limits.question)),
         "a": None if answer is None else text(answer, limits.answer),
         "why": text(score.get("rationale") or "", limits.text) if isinstance(score, dict) else "",
         "o": [
             _num(ops.get("tokens_in")),
             _num(ops.get("tokens_out")),
-            _num(ops.get("est_cost_usd")),
-            _num(ops.get("duration_ms")),
+            _short(ops.get("est_cost_usd")),
+            _short(ops.get("duration_ms")),
             _num(ops.get("turn_count")),
             _num(ops.get("tool_call_count")),
         ],
-        "sc": [_scorer(record, limits) for record in scores],
+        "sc": [_scorer(record, limits, strings) for record in scores],
         "f": _opt(line.get("report_file"), limits.text),
         "nr": report is None,
     }
@@ -374,10 +427,12 @@ def page_data(loaded: LoadedReports, limits: Limits | None = None) -> dict[str, 
         (['passed'], 1)
     """
     chosen = limits or Limits()
-    runs = [run_data(line, chosen, loaded.run_report(line)) for line in loaded.results]
+    pool = Pool()
+    runs = [run_data(line, chosen, loaded.run_report(line), pool) for line in loaded.results]
     return {
         "summary": _summary(loaded, chosen),
         "runs": runs,
+        "strings": pool.strings,
         "histogram": _histogram(runs),
         "limits": {"answer": chosen.answer, "text": chosen.text, "rows": chosen.rows},
     }

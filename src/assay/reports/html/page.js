@@ -4,6 +4,17 @@
   "use strict";
   var DATA = JSON.parse(document.getElementById("assay-data").textContent);
   var RUNS = DATA.runs;
+  // Repeated strings are held once in DATA.strings; fields hold their index.
+  var POOL = DATA.strings;
+  function pooled(v) { return v === null || v === undefined ? v : POOL[v]; }
+  RUNS.forEach(function (r) {
+    r.t = pooled(r.t); r.r = pooled(r.r); r.m = pooled(r.m); r.q = pooled(r.q);
+    r.sc.forEach(function (sc) {
+      sc.n = pooled(sc.n); sc.st = pooled(sc.st); sc.why = pooled(sc.why);
+      sc.reason = pooled(sc.reason);
+      (sc.k || []).forEach(function (k) { k[3] = pooled(k[3]); if (k[2] === true) k[2] = k[1]; });
+    });
+  });
   var S = DATA.summary;
   var PAGE = 100;
   var SVG = "http://www.w3.org/2000/svg";
