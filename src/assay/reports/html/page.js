@@ -145,12 +145,12 @@
 
   // Charts, drawn as inline SVG.
   function barChart(title, labels, values, maxValue, format) {
-    var rowH = 22, labelW = 190, w = 560, h = Math.max(rowH * labels.length + 10, 40);
-    var box = svg("svg", { viewBox: "0 0 " + w + " " + h, role: "img" });
+    var rowH = 22, labelW = 200, w = 580, h = Math.max(rowH * labels.length + 10, 40);
+    var box = svg("svg", { viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img" });
     box.appendChild(svg("title", { text: title }));
     labels.forEach(function (label, i) {
       var y = 5 + i * rowH, v = values[i];
-      var shown = label.length > 30 ? label.slice(0, 29) + "…" : label;
+      var shown = label.length > 28 ? label.slice(0, 27) + "…" : label;
       box.appendChild(svg("text", { x: labelW - 6, y: y + 14, "text-anchor": "end", text: shown }));
       var width = v === null ? 0 : Math.max(0, (w - labelW - 70) * v / (maxValue || 1));
       box.appendChild(svg("rect", { x: labelW, y: y + 3, width: width, height: rowH - 8,
@@ -162,7 +162,7 @@
   function histogram(title, bins) {
     var w = 560, h = 180, left = 40, bottom = 30, top = 10;
     var max = Math.max.apply(null, bins.concat([1]));
-    var box = svg("svg", { viewBox: "0 0 " + w + " " + h, role: "img" });
+    var box = svg("svg", { viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img" });
     box.appendChild(svg("title", { text: title }));
     var bw = (w - left - 10) / bins.length;
     box.appendChild(svg("line", { x1: left, y1: h - bottom, x2: w - 10, y2: h - bottom,
@@ -367,7 +367,10 @@
   }
   function showDetail(r) {
     var gold = [];
-    r.sc.forEach(function (sc) { (sc.k || []).forEach(function (k) { gold.push([k[0], k[1]]); }); });
+    r.sc.forEach(function (sc) {
+      // An extra key is the answer's, not the gold's: its record has no gold value.
+      (sc.k || []).forEach(function (k) { if (k[3] !== "extra") gold.push([k[0], k[1]]); });
+    });
     var o = r.o;
     var parts = [
       el("h2", { text: "run " + show(r.i) + " — scenario " + r.s }),
