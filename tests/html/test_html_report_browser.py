@@ -319,3 +319,27 @@ def test_judge_rationales_and_rubric_verdicts(
     assert page.evaluate("typeof window.__xss") == "undefined"
     assert opened.console == []
     assert opened.requests == [page_file.resolve().as_uri()]
+
+
+def test_sorting_not_scored_list_and_print(example_report: Any, open_report: Any) -> None:
+    page_file, _ = example_report
+    opened = open_report(page_file)
+    page = opened.page
+    page.locator("th.sortable", has_text="score").click()
+    scores = opened.rows().evaluate_all("rows => rows.map(r => r.children[3].textContent)")
+    assert scores == sorted(scores, key=lambda s: -1 if s == "—" else float(s))
+    page.locator("th.sortable", has_text="score").click()
+    assert opened.rows().first.locator("td").nth(3).text_content() == "1.000"
+    not_scored = page.locator("section", has=page.locator("h2", has_text="Inputs not scored"))
+    text = not_scored.text_content() or ""
+    assert "broken.json" in text and "no scenario matches this run" in text
+    page.emulate_media(media="print")
+    assert not page.locator('[data-testid="search"]').is_visible()
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    assert opened.console == []
+
+
+def test_the_script_never_parses_markup() -> None:
+    source = (Path(__file__).resolve().parents[2] / "src/assay/reports/html/page.js").read_text()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+        assert sink not in source
