@@ -69,6 +69,7 @@ def test_evaluate_writes_the_page_with_the_per_key_table(tmp_path: Path) -> None
     assert data["strings"][row[3]] == "mismatch"  # type: ignore[index]
 
 
+@pytest.mark.reports_not_validated
 def test_report_without_the_run_report_says_so(tmp_path: Path) -> None:
     assert _evaluate(tmp_path) == 0
     (tmp_path / "out" / "r1.json").unlink()
@@ -98,3 +99,46 @@ def test_help_does_not_import_the_page(tmp_path: Path) -> None:
             "'rich' in sys.modules, 'pydantic' in sys.modules)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False False False"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+_FIELDS = ["run_id", "scenario_id", "runner", "model", "question", "answer", "score", "ops",
+           "scores", "report_file", "scenario_type"]  # fmt: skip
+
+
+@given(
+    line=st.dictionaries(st.sampled_from(_FIELDS), _JSON),
+    scores=st.lists(st.dictionaries(st.sampled_from(["scorer", "status", "details"]), _JSON)),
+    details=st.dictionaries(
+        st.sampled_from(["details", "matched", "missing", "unexpected", "rubrics", "criteria",
+                         "judge", "missing_keys", "reason"]),
+        _JSON,
+    ),
+)  # fmt: skip
+def test_any_line_or_report_becomes_page_data(
+    line: dict[str, object], scores: list[dict[str, object]], details: dict[str, object]
+) -> None:
+    report = {"scores": [*scores, {"scorer": "x", "details": details}]}
+    run = run_data(line, Limits(), report)
+    assert run["st"] in ("passed", "failed", "unscored", "error")
+    assert json.loads(embed_json(run)) == json.loads(json.dumps(run))
+
+
+@pytest.mark.reports_not_validated
+def test_lines_that_are_not_results_are_listed(tmp_path: Path) -> None:
+    assert _evaluate(tmp_path) == 0
+    with (tmp_path / "out" / "results.jsonl").open("a") as out:
+        out.write('not json\n{"run_id": "r2"}\n')
+    assert main(["report", str(tmp_path / "out"), "--html", str(tmp_path / "p.html")]) == 0
+    data = _data(tmp_path / "p.html")
+    assert data["summary"]["line_problem_count"] == 1  # type: ignore[index]
+    # A JSON object that is no result is still a run of the page: an error, with no report.
+    assert [(r["i"], r["st"], r["nr"]) for r in data["runs"]] == [  # type: ignore[attr-defined]
+        ("r1", "failed", False),
+        ("r2", "error", True),
+    ]

@@ -58,7 +58,10 @@ def text(value: Any, limit: int) -> str:
         try:
             value = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
         except (TypeError, orjson.JSONEncodeError):
-            value = repr(value)
+            try:
+                value = repr(value)
+            except RecursionError:
+                value = "(a value nested too deeply to show)"
     if _UNSAFE.search(value) is not None:
         value = _UNSAFE.sub(lambda found: found.group().encode("unicode_escape").decode(), value)
     shown: str = value
