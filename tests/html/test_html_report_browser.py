@@ -333,6 +333,9 @@ def test_sorting_not_scored_list_and_print(example_report: Any, open_report: Any
     not_scored = page.locator("section", has=page.locator("h2", has_text="Inputs not scored"))
     text = not_scored.text_content() or ""
     assert "broken.json" in text and "no scenario matches this run" in text
+    opened.rows().nth(2).focus()
+    page.keyboard.press("Enter")  # a run opens from the keyboard too
+    assert page.locator('[data-testid="case-detail"]').is_visible()
     page.emulate_media(media="print")
     assert not page.locator('[data-testid="search"]').is_visible()
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"

@@ -91,7 +91,8 @@
       " partially)" : "")],
     ["errors", show(t.errors)], ["skipped", show(t.skipped)], ["pass rate", pct(t.pass_rate)],
     ["agent cost", usd(S.ops.est_cost_usd_total)],
-    ["judge cost", S.judge.length ? usd(judgeCost) : "—"]
+    ["judge cost", !S.judge.length ? "—" : usd(judgeCost) +
+      (S.judge.some(function (j) { return j[2] === null; }) ? " + unpriced" : "")]
   ];
   app.appendChild(el("section", { "data-testid": "summary", cls: "cards" }, cards.map(function (c) {
     return el("div", { cls: "card", "data-card": c[0] }, [
@@ -287,6 +288,10 @@
       el("td", { cls: "num", text: usd(r.o[2]) }),
       el("td", { text: r.why })
     ]);
+    tr.tabIndex = 0;
+    tr.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") tr.click();
+    });
     tr.addEventListener("click", function () {
       var old = tbody.querySelector("tr.selected");
       if (old) old.classList.remove("selected");
