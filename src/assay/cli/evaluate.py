@@ -119,6 +119,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="also write the results as JUnit XML to FILE, for CI (a test case per run)",
     )
     parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
+    )
+    parser.add_argument(
         "--workers",
         type=_workers,
         default=0,
@@ -570,6 +573,7 @@ def _evaluate_and_report(
     show_progress: bool,
 ) -> int:
     from assay.cli._junit import write_junit_file
+    from assay.cli.report import html_after_evaluate
     from assay.formats.registry import UnknownReaderError
     from assay.pipeline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, import_rich, print_summary
@@ -633,6 +637,8 @@ def _evaluate_and_report(
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
     if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
         return junit_failed
+    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
+        return ExitCode.INPUT_ERROR
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
         shown = path_text(args.trajectories)

@@ -18,9 +18,10 @@ EPILOG = """examples:
   assay report reports
   assay report reports -v
   assay report reports --junit results.xml
+  assay report reports --html report.html
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 not a readable reports
-directory or --junit cannot be written
+directory, or the --junit or --html file cannot be written
 """
 
 
@@ -49,6 +50,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="list every input that was not scored"
     )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the report as one self-contained HTML page",
+    )
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -67,6 +74,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         error(shown(str(problem)))
         return ExitCode.INPUT_ERROR
     print_summary(loaded.summary, loaded.directory, verbose=args.verbose)
+    if args.html is not None and not write_html_report(loaded, args.html):
+        return ExitCode.INPUT_ERROR
     if loaded.problems:
         say(
             f"assay: warning: {len(loaded.problems)} line(s) of results.jsonl are not results "
@@ -79,3 +88,34 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         error(below)
         return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK
+
+
+def write_html_report(loaded: Any, path: Path) -> bool:
+    """Write the HTML report of `loaded` (a `LoadedReports`) to `path`; False, with the
+    reason printed, when it cannot be written."""
+    from assay.cli.messages import error
+    from assay.reports.console import shown
+    from assay.reports.html import write_html
+
+    try:
+        write_html(loaded, path)
+    except OSError as problem:
+        error(f"--html {shown(path)}: cannot write: {shown(problem.strerror or problem)}")
+        return False
+    return True
+
+
+def html_after_evaluate(reports_dir: Path, path: Path) -> bool:
+    """Write the HTML report of the reports directory an evaluation just wrote, read back
+    through `load_reports` as `assay report` reads it; False, with the reason printed, when
+    it cannot be read or written."""
+    from assay.cli.messages import error
+    from assay.reports.console import shown
+    from assay.reports.load import ReportsError, load_reports
+
+    try:
+        loaded = load_reports(reports_dir)
+    except ReportsError as problem:
+        error(f"--html: {shown(str(problem))}")
+        return False
+    return write_html_report(loaded, path)

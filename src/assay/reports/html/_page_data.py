@@ -1,0 +1,441 @@
+"""The data an HTML report page holds: a compact projection of a loaded reports directory.
+
+Everything here is read from the reports as written (nothing is scored again); every string is
+cut to a size a page for 20,000 runs can carry, with a visible "(cut, N chars)" note, and made
+safe to hold as JSON (lone surrogates and bidirectional controls written as escapes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from assay.reports.load import LoadedReports
+
+STATUSES = ("passed", "failed", "unscored", "error")
+"""A run's status in the page: its overall score's verdict, or why it has none."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of each run the page carries; past these, a string is cut with a note and a
+    list is shortened with a count of what was left out."""
+
+    answer: int = 600
+    """Characters of a run's answer (also what the search box searches)."""
+
+    question: int = 400
+    """Characters of a run's question."""
+
+    text: int = 200
+    """Characters of a rationale, a call or any other string."""
+
+    value: int = 80
+    """Characters of a key, gold value or model value in a per-key table (the table is most
+    of the page's size)."""
+
+    rows: int = 15
+    """Rows of a per-key table, calls of each kind of a trajectory, rubrics or criteria."""
+
+
+_UNSAFE = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\x00]")
+"""Characters shown as escapes: bidirectional controls (they reorder the text around them, so
+an id could read as another), lone surrogates (not encodable as UTF-8) and NUL."""
+
+
+def text(value: Any, limit: int) -> str:
+    r"""`value` as page text: JSON for what is not a string, unsafe characters as escapes, and
+    at most `limit` characters followed by a note of the full length.
+
+    Example:
+        >>> text("a\u202eb", 10), text({"k": 1}, 10), text("x" * 12, 5)
+        ('a\\u202eb', '{"k":1}', 'xxxxx… (cut, 12 chars)')
+    """
+    if not isinstance(value, str):
+        try:
+            value = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        except (TypeError, orjson.JSONEncodeError):
+            try:
+                value = repr(value)
+            except RecursionError:
+                value = "(a value nested too deeply to show)"
+    if _UNSAFE.search(value) is not None:
+        value = _UNSAFE.sub(lambda found: found.group().encode("unicode_escape").decode(), value)
+    shown: str = value
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[:limit]}… (cut, {len(shown)} chars)"
+
+
+class Pool:
+    """Strings that repeat across runs (runner, model, question, scenario type, scorer names,
+    statuses, reasons and rationales), each held once in the page: a field holds the string's
+    index in `strings` (the page's script puts the strings back when it loads).
+
+    Example:
+        >>> pool = Pool()
+        >>> pool("gpt"), pool("judge"), pool("gpt"), pool(None), pool.strings
+        (0, 1, 0, None, ['gpt', 'judge'])
+    """
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        """The strings, in the order first met."""
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: str | None) -> int | None:
+        if value is None:
+            return None
+        found = self._index.get(value)
+        if found is None:
+            found = self._index[value] = len(self.strings)
+            self.strings.append(value)
+        return found
+
+
+def _short(value: Any) -> float | int | None:
+    """A number for display only, with 6 significant digits (a cost of 0.008716400000000001
+    is 0.0087164 in the page)."""
+    number = _num(value)
+    return float(f"{number:.6g}") if isinstance(number, float) else number
+
+
+def _opt(value: Any, limit: int) -> str | None:
+    return None if value is None else text(value, limit)
+
+
+def _num(value: Any) -> float | int | None:
+    """A number from the reports, or None; an integer past what JSON readers hold exactly
+    (2**53) becomes a float, one past a float's range None (JSON cannot hold it)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and abs(value) > 2**53:
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def status(score: Any) -> str:
+    """The page status of a run from its overall score record (`passed`, `failed`,
+    `unscored` or `error`); a record that is not one is `error`.
+
+    Example:
+        >>> status({"status": "scored", "passed": False}), status({"status": "unscored"})
+        ('failed', 'unscored')
+    """
+    if not isinstance(score, dict):
+        return "error"
+    kind = score.get("status")
+    if kind == "scored":
+        return "passed" if score.get("passed") is True else "failed"
+    return kind if kind in ("unscored", "error") else "error"
+
+
+def _rows(items: Any, limit: int) -> tuple[list[Any], int]:
+    """The first `limit` items of a list, and how many were left out."""
+    if not isinstance(items, list):
+        return [], 0
+    return items[:limit], max(0, len(items) - limit)
+
+
+def _scorer(record: Any, limits: Limits, pool: Pool) -> dict[str, Any]:
+    if not isinstance(record, dict):
+        return {
+            "n": pool("(not a score record)"),
+            "st": pool("error"),
+            "why": pool(text(record, limits.text)),
+        }
+    n = limits.text
+    out: dict[str, Any] = {
+        "n": pool(text(record.get("scorer"), 80)),
+        "st": pool(text(record.get("status"), 20)),
+        "p": record.get("passed") if isinstance(record.get("passed"), bool) else None,
+        "v": _num(record.get("score")),
+        "why": pool(text(record.get("rationale") or "", n)),
+    }
+    details = record.get("details")
+    if not isinstance(details, dict):
+        return out
+    if isinstance(details.get("reason"), str):
+        out["reason"] = pool(text(details["reason"], n))
+    keys, cut = _rows(details.get("details"), limits.rows)
+    if keys:
+        out["k"] = [_key_row(k, limits, pool) for k in keys if isinstance(k, dict)]
+        out["kcut"] = cut
+    for field, short in (("missing_keys", "mk"), ("extra_keys", "xk")):
+        items, cut = _rows(details.get(field), limits.rows)
+        if items or cut:
+            out[short] = [text(item, n) for item in items] + ([f"… {cut} more"] if cut else [])
+    if any(field in details for field in ("matched", "missing", "unexpected")):
+        out["tj"] = _trajectory(details, limits)
+    rubrics, cut = _rows(details.get("rubrics"), limits.rows)
+    if rubrics:
+        out["rb"] = [
+            [
+                text(r.get("rubric_id"), n),
+                _num(r.get("weight")),
+                _num(r.get("score")),
+                r.get("passed") if isinstance(r.get("passed"), bool) else None,
+                text(r.get("rationale") or "", n),
+            ]
+            for r in rubrics
+            if isinstance(r, dict)
+        ]
+    criteria = details.get("criteria")
+    if isinstance(criteria, dict):
+        out["cr"] = [[text(k, 80), text(v, n)] for k, v in list(criteria.items())[: limits.rows]]
+    judge = details.get("judge")
+    if isinstance(judge, dict):
+        out["j"] = {
+            "model": _opt(judge.get("model"), 120),
+            "calls": _num(judge.get("calls")),
+            "in": _num(judge.get("input_tokens")),
+            "out": _num(judge.get("output_tokens")),
+            "cost": _num(judge.get("cost_usd")),
+        }
+    notes = details.get("notes")
+    if notes:
+        out["notes"] = text(notes, n)
+    return out
+
+
+def _key_row(record: dict[str, Any], limits: Limits, pool: Pool) -> list[Any]:
+    """[key, gold value, model value, match type, similarity] of a static_json per-key record;
+    the model value is None when the answer lacks the key, and true when it is the gold value's
+    text (most rows of a passing run: the page shows the gold value again)."""
+    gold = text(record.get("gold_value"), limits.value)
+    model: str | bool | None = None
+    if "model_value" in record:
+        model = text(record.get("model_value"), limits.value)
+        model = True if model == gold else model
+    return [
+        text(record.get("key"), limits.value),
+        gold,
+        model,
+        pool(text(record.get("match_type"), 40)),
+        _short(record.get("similarity")),
+    ]
+
+
+def _trajectory(details: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The calls as the trajectory scorer paired them: matched pairs, missing expected calls
+    and unexpected actual calls, each with its step (or None when the report has none)."""
+    n = limits.text
+    pairs: list[list[Any]] = []
+    matched, cut_m = _rows(details.get("matched"), limits.rows)
+    for item in matched:
+        if isinstance(item, dict):
+            pairs.append(
+                [
+                    _num(item.get("expected_step")),
+                    _opt(item.get("expected"), n),
+                    _num(item.get("actual_step")),
+                    _opt(item.get("actual"), n),
+                ]
+            )
+    missing, cut_x = _rows(details.get("missing"), limits.rows)
+    for item in missing:
+        if isinstance(item, dict):
+            pairs.append([_num(item.get("step")), _opt(item.get("call"), n), None, None])
+    unexpected, cut_u = _rows(details.get("unexpected"), limits.rows)
+    for item in unexpected:
+        if isinstance(item, dict):
+            pairs.append([None, None, _num(item.get("step")), _opt(item.get("call"), n)])
+    return {
+        "pairs": pairs,
+        "cut": cut_m + cut_x + cut_u,
+        "mode": _opt(details.get("mode"), 40),
+        "expected": _num(details.get("expected_calls")),
+        "actual": _num(details.get("actual_calls")),
+    }
+
+
+def run_data(
+    line: dict[str, Any],
+    limits: Limits,
+    report: dict[str, Any] | None = None,
+    pool: Pool | None = None,
+) -> dict[str, Any]:
+    """One run as the page holds it, from its `results.jsonl` line and, for the per-scorer
+    details that the line leaves out (static_json's per-key records), its per-run report.
+
+    Example:
+        >>> line = {"run_id": "r1", "scenario_id": "7", "answer": "<b>", "report_file": "r1.json",
+        ...         "score": {"scorer": "static_json", "status": "scored", "passed": True,
+        ...                   "score": 1.0, "rationale": "", "details": {}}}
+        >>> run = run_data(line, Limits())
+        >>> run["i"], run["st"], run["a"]
+        ('r1', 'passed', '<b>')
+    """
+    strings = pool if pool is not None else Pool()
+    score = line.get("score")
+    ops: dict[str, Any] = line["ops"] if isinstance(line.get("ops"), dict) else {}
+    # The line leaves static_json's per-key records out; the run's own report has them.
+    source = report if report is not None else line
+    scores: list[Any] = source["scores"] if isinstance(source.get("scores"), list) else []
+    if not scores and isinstance(source.get("score"), dict):
+        scores = [source["score"]]  # one scorer: its record is the overall score
+    details = score.get("details") if isinstance(score, dict) else None
+    answer = line.get("answer")
+    return {
+        "i": _opt(line.get("run_id"), limits.text),
+        "s": text(line.get("scenario_id"), limits.text),
+        "t": strings(_opt(line.get("scenario_type"), limits.text)),
+        "st": status(score),
+        "ps": isinstance(details, dict) and details.get("reason") == "partially_scored",
+        "v": _num(score.get("score")) if isinstance(score, dict) else None,
+        "r": strings(_opt(line.get("runner"), limits.text)),
+        "m": strings(_opt(line.get("model"), limits.text)),
+        "q": strings(_opt(line.get("question"), limits.question)),
+        "a": None if answer is None else text(answer, limits.answer),
+        "why": text(score.get("rationale") or "", limits.text) if isinstance(score, dict) else "",
+        "o": [
+            _num(ops.get("tokens_in")),
+            _num(ops.get("tokens_out")),
+            _short(ops.get("est_cost_usd")),
+            _short(ops.get("duration_ms")),
+            _num(ops.get("turn_count")),
+            _num(ops.get("tool_call_count")),
+        ],
+        "sc": [_scorer(record, limits, strings) for record in scores],
+        "f": _opt(line.get("report_file"), limits.text),
+        "nr": report is None,
+    }
+
+
+def _summary(loaded: LoadedReports, limits: Limits) -> dict[str, Any]:
+    """The aggregate's figures, with every name and reason as safe text."""
+    summary = loaded.summary
+    n = limits.text
+
+    def groups(table: dict[str, Any]) -> list[list[Any]]:
+        return [
+            [
+                text(name, n),
+                *(_num(g.get(k)) for k in ("scored", "passed", "pass_rate", "mean_score")),
+                *(_num(g.get(k)) for k in ("unscored", "partially_scored", "errors")),
+            ]
+            for name, g in table.items()
+            if isinstance(g, dict)
+        ]
+
+    not_scored = [
+        [
+            text(kind, 40),
+            text(item.get("source"), n),
+            text(item.get("reason"), n),
+            _opt(item.get("run_id"), n),
+            _opt(item.get("scenario_id"), n),
+        ]
+        for kind, items in summary.not_scored.items()
+        if isinstance(items, list)
+        for item in items
+        if isinstance(item, dict)
+    ]
+    flags = summary.red_flags.get("flags", []) if isinstance(summary.red_flags, dict) else []
+    return {
+        "generated": text(summary.generated_at, 80),
+        "version": text(loaded.aggregate.get("assay_version"), 80),
+        "interrupted": bool(summary.interrupted),
+        "totals": {text(k, 80): _num(v) for k, v in summary.totals.items()},
+        "ops": {text(k, 80): _num(v) for k, v in summary.ops.items()},
+        "judge": [
+            [text(model, n), _num(u.get("calls")), _num(u.get("cost_usd"))]
+            for model, u in summary.judge_usage.items()
+            if isinstance(u, dict)
+        ],
+        "flags": [
+            [
+                text(f.get("red_flag"), n),
+                text(f.get("metric"), n),
+                _num(f.get("value")),
+                text(f.get("comparison"), 4),
+                _num(f.get("threshold")),
+                text(f.get("status"), 20),
+                text(f.get("action"), n),
+            ]
+            for f in flags
+            if isinstance(f, dict)
+        ],
+        "not_scored": not_scored,
+        "scenario_problems": [
+            [text(p.get("source"), n), text(p.get("reason"), n)]
+            for p in summary.scenario_problems
+            if isinstance(p, dict)
+        ],
+        "by_scorer": groups(summary.by_scorer),
+        "by_type": groups(summary.by_scenario_type),
+        "by_runner_model": _runner_model(summary.by_runner_model, summary.runners, summary.models),
+        "line_problems": [[p.line, text(p.reason, n)] for p in loaded.problems[: limits.rows]],
+        "line_problem_count": len(loaded.problems),
+    }
+
+
+def _runner_model(
+    table: dict[str, Any], runners: list[str], models: list[str]
+) -> list[list[Any]]:
+    """Rows of [runner, model, scored, passed, pass rate, mean score]: each group's key split
+    into the runner and model it was made of (the aggregate joins them with " | "); a key
+    that matches no known pair keeps its whole text as the runner and no model."""
+    names = {
+        f"{r} | {m}": (r, m)
+        for r in [*runners, "(unknown runner)"]
+        for m in [*models, "(unknown model)"]
+    }
+    rows = []
+    for key, group in table.items():
+        if not isinstance(group, dict):
+            continue
+        runner, model = names.get(key, (key, None))
+        rows.append(
+            [
+                text(runner, 300),
+                _opt(model, 300),
+                *(_num(group.get(k)) for k in ("scored", "passed", "pass_rate", "mean_score")),
+            ]
+        )
+    return rows
+
+
+def _histogram(runs: list[dict[str, Any]]) -> list[int]:
+    """How many runs' overall scores fall in each tenth of [0, 1] (1.0 in the last)."""
+    bins = [0] * 10
+    for run in runs:
+        value = run["v"]
+        if value is not None and 0 <= value <= 1:
+            bins[min(int(value * 10), 9)] += 1
+    return bins
+
+
+def page_data(loaded: LoadedReports, limits: Limits | None = None) -> dict[str, Any]:
+    """Everything the page shows, from a loaded reports directory.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from assay.pipeline import EvaluateOptions, evaluate
+        >>> from assay.reports.load import load_reports
+        >>> root = Path(tempfile.mkdtemp())
+        >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)
+        >>> _ = (root / "runs" / "1.json").write_text('{"scenario_id": "1", "answer": "7"}')
+        >>> _ = (root / "gt" / "scenario_1" / "groundtruth.txt").write_text("7")
+        >>> _ = evaluate(EvaluateOptions(root / "runs", (root / "gt",), root / "out"))
+        >>> data = page_data(load_reports(root / "out"))
+        >>> [run["st"] for run in data["runs"]], data["summary"]["totals"]["passed"]
+        (['passed'], 1)
+    """
+    chosen = limits or Limits()
+    pool = Pool()
+    runs = [run_data(line, chosen, loaded.run_report(line), pool) for line in loaded.results]
+    return {
+        "summary": _summary(loaded, chosen),
+        "runs": runs,
+        "strings": pool.strings,
+        "histogram": _histogram(runs),
+        "limits": {"answer": chosen.answer, "text": chosen.text, "rows": chosen.rows},
+    }

@@ -1,0 +1,408 @@
+// The assay HTML report. Every element is built with createElement and every string from
+// the data is set with textContent: data is shown as text, never parsed as markup.
+(function () {
+  "use strict";
+  var DATA = JSON.parse(document.getElementById("assay-data").textContent);
+  var RUNS = DATA.runs;
+  // Repeated strings are held once in DATA.strings; fields hold their index.
+  var POOL = DATA.strings;
+  function pooled(v) { return v === null || v === undefined ? v : POOL[v]; }
+  RUNS.forEach(function (r) {
+    r.t = pooled(r.t); r.r = pooled(r.r); r.m = pooled(r.m); r.q = pooled(r.q);
+    r.sc.forEach(function (sc) {
+      sc.n = pooled(sc.n); sc.st = pooled(sc.st); sc.why = pooled(sc.why);
+      sc.reason = pooled(sc.reason);
+      (sc.k || []).forEach(function (k) { k[3] = pooled(k[3]); if (k[2] === true) k[2] = k[1]; });
+    });
+  });
+  var S = DATA.summary;
+  var PAGE = 100;
+  var SVG = "http://www.w3.org/2000/svg";
+  var state = { status: "all", query: "", sort: null, desc: false, page: 0, view: [] };
+  var app = document.getElementById("app");
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        if (k === "text") node.textContent = attrs[k];
+        else if (k === "cls") node.className = attrs[k];
+        else node.setAttribute(k, attrs[k]);
+      });
+    }
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+  function svg(tag, attrs) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k]; else node.setAttribute(k, attrs[k]);
+    });
+    return node;
+  }
+  function show(v) { return v === null || v === undefined ? "—" : String(v); }
+  function pct(v) { return v === null || v === undefined ? "—" : (v * 100).toFixed(1) + " %"; }
+  function num(v, digits) { return v === null || v === undefined ? "—" : v.toFixed(digits); }
+  function usd(v) { return v === null || v === undefined ? "—" : "$" + v.toFixed(4); }
+  function table(head, rows, numeric) {
+    var tr = el("tr", null, head.map(function (h, i) {
+      return el("th", { text: h, cls: numeric && numeric[i] ? "num" : "" });
+    }));
+    var body = el("tbody", null, rows.map(function (row) {
+      return el("tr", null, row.map(function (cell, i) {
+        if (cell instanceof Node) return el("td", null, [cell]);
+        return el("td", { text: show(cell), cls: numeric && numeric[i] ? "num" : "" });
+      }));
+    }));
+    return el("table", null, [el("thead", null, [tr]), body]);
+  }
+  function section(title, children) {
+    return el("section", null, [el("h2", { text: title })].concat(children));
+  }
+
+  // Theme: follows prefers-color-scheme until the toggle sets one.
+  function darkNow() {
+    var set = document.documentElement.getAttribute("data-theme");
+    if (set) return set === "dark";
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+  var toggle = el("button", { id: "theme-toggle", "data-testid": "theme-toggle",
+    type: "button", text: "Toggle dark theme" });
+  toggle.addEventListener("click", function () {
+    document.documentElement.setAttribute("data-theme", darkNow() ? "light" : "dark");
+  });
+
+  var t = S.totals;
+  app.appendChild(el("header", null, [
+    el("div", null, [
+      el("h1", { text: "assay report" }),
+      el("div", { cls: "muted", text: "generated " + S.generated + " by assay " + S.version +
+        (S.interrupted ? " — the evaluation was interrupted: only finished runs are shown" : "") })
+    ]),
+    toggle
+  ]));
+
+  // Summary cards.
+  var judgeCost = S.judge.reduce(function (sum, j) { return sum + (j[2] || 0); }, 0);
+  var cards = [
+    ["runs", show(RUNS.length)], ["scored", show(t.scored)], ["passed", show(t.passed)],
+    ["failed", show(t.failed)],
+    ["unscored", show(t.unscored) + (t.partially_scored ? " (" + t.partially_scored +
+      " partially)" : "")],
+    ["errors", show(t.errors)], ["skipped", show(t.skipped)], ["pass rate", pct(t.pass_rate)],
+    ["agent cost", usd(S.ops.est_cost_usd_total)],
+    ["judge cost", !S.judge.length ? "—" : usd(judgeCost) +
+      (S.judge.some(function (j) { return j[2] === null; }) ? " + unpriced" : "")]
+  ];
+  app.appendChild(el("section", { "data-testid": "summary", cls: "cards" }, cards.map(function (c) {
+    return el("div", { cls: "card", "data-card": c[0] }, [
+      el("div", { cls: "value", text: c[1] }), el("div", { cls: "label", text: c[0] })]);
+  })));
+
+  // Red flags and what was not scored.
+  if (S.flags.length) {
+    app.appendChild(section("Red flags", [table(
+      ["red flag", "metric", "value", "threshold", "status", "action"],
+      S.flags.map(function (f) {
+        return [f[0], f[1], f[2] === null ? "—" : f[2].toFixed(3), f[3] + " " + show(f[4]),
+          el("span", { cls: "flag-" + f[5], text: f[5] }), f[6]];
+      }))]));
+  }
+  if (S.not_scored.length || S.scenario_problems.length || S.line_problem_count) {
+    var parts = [];
+    if (S.not_scored.length) {
+      parts.push(table(["kind", "input", "reason", "run id", "scenario id"], S.not_scored));
+    }
+    if (S.scenario_problems.length) {
+      parts.push(el("h3", { text: "scenario problems" }));
+      parts.push(table(["source", "reason"], S.scenario_problems));
+    }
+    if (S.line_problem_count) {
+      parts.push(el("h3", { text: S.line_problem_count +
+        " line(s) of results.jsonl are not results (not in the table below)" }));
+      parts.push(table(["line", "reason"], S.line_problems));
+    }
+    app.appendChild(section("Inputs not scored", parts));
+  }
+
+  // Breakdowns.
+  var groupHead = ["scored", "passed", "pass rate", "mean score", "unscored", "partially",
+    "errors"];
+  function groupRows(rows) {
+    return rows.map(function (g) {
+      return [g[0], g[1], g[2], pct(g[3]), num(g[4], 3), g[5], g[6], g[7]];
+    });
+  }
+  var numeric = [false, true, true, true, true, true, true, true];
+  app.appendChild(section("By scorer", [table(["scorer"].concat(groupHead),
+    groupRows(S.by_scorer), numeric)]));
+  app.appendChild(section("Runner × model", [table(
+    ["runner", "model", "scored", "passed", "pass rate", "mean score"],
+    S.by_runner_model.map(function (g) {
+      return [g[0], g[1], g[2], g[3], pct(g[4]), num(g[5], 3)];
+    }), [false, false, true, true, true, true])]));
+  app.appendChild(section("By scenario type", [table(["scenario type"].concat(groupHead),
+    groupRows(S.by_type), numeric)]));
+
+  // Charts, drawn as inline SVG.
+  function barChart(title, labels, values, maxValue, format) {
+    var rowH = 22, labelW = 200, w = 580, h = Math.max(rowH * labels.length + 10, 40);
+    var box = svg("svg", { viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img" });
+    box.appendChild(svg("title", { text: title }));
+    labels.forEach(function (label, i) {
+      var y = 5 + i * rowH, v = values[i];
+      var shown = label.length > 28 ? label.slice(0, 27) + "…" : label;
+      box.appendChild(svg("text", { x: labelW - 6, y: y + 14, "text-anchor": "end", text: shown }));
+      var width = v === null ? 0 : Math.max(0, (w - labelW - 70) * v / (maxValue || 1));
+      box.appendChild(svg("rect", { x: labelW, y: y + 3, width: width, height: rowH - 8,
+        "class": "bar" }));
+      box.appendChild(svg("text", { x: labelW + width + 4, y: y + 14, text: format(v) }));
+    });
+    return el("div", { cls: "chart" }, [el("h3", { text: title }), box]);
+  }
+  function histogram(title, bins) {
+    var w = 560, h = 180, left = 40, bottom = 30, top = 10;
+    var max = Math.max.apply(null, bins.concat([1]));
+    var box = svg("svg", { viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img" });
+    box.appendChild(svg("title", { text: title }));
+    var bw = (w - left - 10) / bins.length;
+    box.appendChild(svg("line", { x1: left, y1: h - bottom, x2: w - 10, y2: h - bottom,
+      "class": "axis" }));
+    bins.forEach(function (n, i) {
+      var bh = (h - bottom - top) * n / max, x = left + i * bw;
+      box.appendChild(svg("rect", { x: x + 2, y: h - bottom - bh, width: bw - 4, height: bh,
+        "class": "bar" }));
+      box.appendChild(svg("text", { x: x + bw / 2, y: h - bottom - bh - 3,
+        "text-anchor": "middle", text: String(n) }));
+      box.appendChild(svg("text", { x: x + bw / 2, y: h - bottom + 14, "text-anchor": "middle",
+        text: (i / 10).toFixed(1) + "–" + ((i + 1) / 10).toFixed(1) }));
+    });
+    return el("div", { cls: "chart" }, [el("h3", { text: title }), box]);
+  }
+  app.appendChild(section("Charts", [el("div", { cls: "charts" }, [
+    histogram("Score distribution (runs with a score)", DATA.histogram),
+    barChart("Pass rate by runner | model", S.by_runner_model.map(function (g) {
+      return g[0] + (g[1] === null ? "" : " | " + g[1]);
+    }), S.by_runner_model.map(function (g) { return g[4]; }), 1, pct),
+    barChart("Pass rate by scenario type", S.by_type.map(function (g) { return g[0]; }),
+      S.by_type.map(function (g) { return g[3]; }), 1, pct)
+  ])]));
+
+  // The table of runs: filters, search, sorting and paging.
+  var counts = { all: RUNS.length, passed: 0, failed: 0, unscored: 0, error: 0 };
+  RUNS.forEach(function (r) { counts[r.st] += 1; });
+  var filters = ["all", "passed", "failed", "unscored", "error"].map(function (s) {
+    var b = el("button", { type: "button", "data-testid": "status-filter", "data-status": s,
+      "aria-pressed": s === "all" ? "true" : "false", text: s + " (" + counts[s] + ")" });
+    b.addEventListener("click", function () {
+      state.status = s; state.page = 0;
+      filters.forEach(function (f) { f.setAttribute("aria-pressed", f === b ? "true" : "false"); });
+      refresh();
+    });
+    return b;
+  });
+  var search = el("input", { type: "search", "data-testid": "search",
+    placeholder: "search run id, scenario id, answer", "aria-label": "search runs" });
+  search.addEventListener("input", function () {
+    state.query = search.value.toLowerCase(); state.page = 0; refresh();
+  });
+  var columns = [
+    ["run id", function (r) { return r.i === null ? "" : r.i; }],
+    ["scenario", function (r) { return r.s; }],
+    ["status", function (r) { return r.st; }],
+    ["score", function (r) { return r.v === null ? -1 : r.v; }],
+    ["runner", function (r) { return r.r || ""; }],
+    ["model", function (r) { return r.m || ""; }],
+    ["cost", function (r) { return r.o[2] === null ? -1 : r.o[2]; }],
+    ["rationale", null]
+  ];
+  var headRow = el("tr", null, columns.map(function (c, i) {
+    var th = el("th", { text: c[0], cls: c[1] ? "sortable" : "" });
+    if (c[1]) {
+      th.addEventListener("click", function () {
+        state.desc = state.sort === i ? !state.desc : false;
+        state.sort = i; state.page = 0; refresh();
+      });
+    }
+    return th;
+  }));
+  var tbody = el("tbody");
+  var pageInfo = el("span", { cls: "muted" });
+  var prev = el("button", { type: "button", text: "‹ previous", "data-testid": "page-prev" });
+  var next = el("button", { type: "button", text: "next ›", "data-testid": "page-next" });
+  prev.addEventListener("click", function () { if (state.page > 0) { state.page -= 1; draw(); } });
+  next.addEventListener("click", function () {
+    if ((state.page + 1) * PAGE < state.view.length) { state.page += 1; draw(); }
+  });
+  var detail = el("section", { "data-testid": "case-detail", cls: "detail", hidden: "" });
+  app.appendChild(section("Runs", [
+    el("div", { cls: "toolbar" }, filters.concat([search])),
+    el("table", { "data-testid": "runs-table" }, [el("thead", null, [headRow]), tbody]),
+    el("div", { cls: "pager" }, [prev, pageInfo, next]),
+    detail
+  ]));
+
+  var haystacks = null;
+  function haystack(i) {
+    if (haystacks === null) haystacks = new Array(RUNS.length);
+    if (haystacks[i] === undefined) {
+      var r = RUNS[i];
+      haystacks[i] = ((r.i || "") + "\n" + r.s + "\n" + (r.a || "")).toLowerCase();
+    }
+    return haystacks[i];
+  }
+  function refresh() {
+    var view = [];
+    for (var i = 0; i < RUNS.length; i++) {
+      if (state.status !== "all" && RUNS[i].st !== state.status) continue;
+      if (state.query && haystack(i).indexOf(state.query) < 0) continue;
+      view.push(i);
+    }
+    if (state.sort !== null) {
+      var key = columns[state.sort][1], sign = state.desc ? -1 : 1;
+      view.sort(function (a, b) {
+        var x = key(RUNS[a]), y = key(RUNS[b]);
+        return (x < y ? -1 : x > y ? 1 : a - b) * sign;
+      });
+    }
+    state.view = view;
+    draw();
+  }
+  function draw() {
+    var rows = document.createDocumentFragment();
+    var start = state.page * PAGE, end = Math.min(start + PAGE, state.view.length);
+    for (var k = start; k < end; k++) rows.appendChild(row(state.view[k]));
+    tbody.replaceChildren(rows);
+    pageInfo.textContent = state.view.length ? "runs " + (start + 1) + "–" + end + " of " +
+      state.view.length : "no runs match";
+    prev.disabled = state.page === 0;
+    next.disabled = end >= state.view.length;
+  }
+  function row(index) {
+    var r = RUNS[index];
+    var tr = el("tr", { "data-testid": "case-row", "data-status": r.st }, [
+      el("td", { text: show(r.i) }), el("td", { text: r.s }),
+      el("td", { cls: "status s-" + r.st, text: r.st + (r.ps ? " (partially scored)" : "") }),
+      el("td", { cls: "num", text: num(r.v, 3) }),
+      el("td", { text: show(r.r) }), el("td", { text: show(r.m) }),
+      el("td", { cls: "num", text: usd(r.o[2]) }),
+      el("td", { text: r.why })
+    ]);
+    tr.tabIndex = 0;
+    tr.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") tr.click();
+    });
+    tr.addEventListener("click", function () {
+      var old = tbody.querySelector("tr.selected");
+      if (old) old.classList.remove("selected");
+      tr.classList.add("selected");
+      showDetail(r);
+    });
+    return tr;
+  }
+
+  // The drill-down of one run.
+  function block(label, value) {
+    return el("div", null, [el("h3", { text: label }),
+      el("div", { cls: "pre", text: value === null ? "(none)" : value })]);
+  }
+  function scorerPart(sc) {
+    var out = [el("h3", { text: "scorer " + sc.n + ": " + sc.st +
+      (sc.p === true ? ", passed" : sc.p === false ? ", failed" : "") +
+      (sc.v === null || sc.v === undefined ? "" : ", score " + sc.v.toFixed(3)) })];
+    if (sc.why) out.push(el("div", { cls: "pre", text: sc.why }));
+    if (sc.reason) out.push(el("div", { cls: "muted", text: "reason: " + sc.reason }));
+    if (sc.k) {
+      out.push(el("div", { "data-testid": "key-table" }, [table(
+        ["key", "gold value", "model value", "match type", "similarity"],
+        sc.k.map(function (k) {
+          return [k[0], k[1], k[2] === null ? "(missing)" : k[2],
+            el("span", { cls: "m-" + k[3], text: k[3] }), num(k[4], 3)];
+        }), [false, false, false, false, true])]));
+      if (sc.kcut) out.push(el("div", { cls: "muted", text: "… " + sc.kcut + " more keys" }));
+    }
+    if (sc.mk) out.push(el("div", { "data-testid": "missing-keys", cls: "pre",
+      text: "missing keys: " + sc.mk.join(", ") }));
+    if (sc.xk) out.push(el("div", { "data-testid": "extra-keys", cls: "pre",
+      text: "extra keys: " + sc.xk.join(", ") }));
+    if (sc.tj) out.push(trajectory(sc.tj));
+    if (sc.rb) {
+      out.push(table(["rubric", "weight", "score", "verdict", "rationale"], sc.rb.map(function (b) {
+        return [b[0], num(b[1], 2), num(b[2], 3), b[3] === true ? "passed" :
+          b[3] === false ? "failed" : "—", b[4]];
+      })));
+    }
+    if (sc.cr) out.push(table(["criterion", "verdict"], sc.cr));
+    if (sc.j) {
+      out.push(el("div", { cls: "muted", text: "judge " + show(sc.j.model) + ": " +
+        show(sc.j.calls) + " call(s), " + show(sc.j.in) + " in / " + show(sc.j.out) +
+        " out tokens, " + usd(sc.j.cost) }));
+    }
+    if (sc.notes) out.push(el("div", { cls: "muted", text: "notes: " + sc.notes }));
+    return el("div", { "data-scorer": sc.n }, out);
+  }
+  function trajectory(tj) {
+    // Pairs as the trajectory scorer made them, in expected-step order; unexpected calls
+    // go after the expected call whose actual step precedes them.
+    var pairs = tj.pairs.slice().sort(function (a, b) {
+      var x = a[0] !== null ? a[0] : (a[2] === null ? 1e9 : a[2] - 0.5);
+      var y = b[0] !== null ? b[0] : (b[2] === null ? 1e9 : b[2] - 0.5);
+      return x - y;
+    });
+    var rows = pairs.map(function (p) {
+      var kind = p[1] !== null && p[3] !== null ? "matched" : p[1] !== null ? "missing" :
+        "unexpected";
+      var tr = el("tr", { "data-testid": "trajectory-pair", "data-kind": kind }, [
+        el("td", { cls: "num", text: show(p[0]) }), el("td", { cls: "pre", text: show(p[1]) }),
+        el("td", { cls: "m-" + kind, text: kind }),
+        el("td", { cls: "num", text: show(p[2]) }), el("td", { cls: "pre", text: show(p[3]) })
+      ]);
+      return tr;
+    });
+    var head = el("tr", null, ["step", "expected call", "", "step", "actual call"].map(
+      function (h) { return el("th", { text: h }); }));
+    var parts = [
+      el("div", { cls: "muted", text: "trajectory (" + show(tj.mode) + "): " +
+        show(tj.expected) + " expected, " + show(tj.actual) + " actual calls" }),
+      el("table", { "data-testid": "trajectory" }, [el("thead", null, [head]),
+        el("tbody", null, rows)])
+    ];
+    if (tj.cut) parts.push(el("div", { cls: "muted", text: "… " + tj.cut + " more calls" }));
+    return el("div", null, parts);
+  }
+  function showDetail(r) {
+    var gold = [];
+    r.sc.forEach(function (sc) {
+      // An extra key is the answer's, not the gold's: its record has no gold value.
+      (sc.k || []).forEach(function (k) { if (k[3] !== "extra") gold.push([k[0], k[1]]); });
+    });
+    var o = r.o;
+    var parts = [
+      el("h2", { text: "run " + show(r.i) + " — scenario " + r.s }),
+      el("div", null, [el("span", { cls: "status s-" + r.st, text: r.st }),
+        el("span", { text: " score " + num(r.v, 3) + " · runner " + show(r.r) + " · model " +
+          show(r.m) + " · scenario type " + show(r.t) + " · report " + show(r.f) })]),
+      r.why ? el("div", { cls: "pre", text: r.why }) : null,
+      r.nr ? el("div", { cls: "muted", "data-testid": "no-run-report",
+        text: "the run's own report (" + show(r.f) + ") could not be read: per-key " +
+          "details are not shown" }) : null,
+      block("question", r.q),
+      el("div", { cls: "grid2" }, [
+        block("answer", r.a),
+        el("div", null, [el("h3", { text: "gold answer (per key, as scored)" }),
+          gold.length ? table(["key", "gold value"], gold) :
+            el("div", { cls: "muted", text: "the report holds no gold values for this run" })])
+      ]),
+      el("h3", { text: "usage" }),
+      table(["tokens in", "tokens out", "cost", "latency", "turns", "tool calls"], [[
+        show(o[0]), show(o[1]), usd(o[2]), o[3] === null ? "—" : (o[3] / 1000).toFixed(2) + " s",
+        show(o[4]), show(o[5])]], [true, true, true, true, true, true])
+    ];
+    r.sc.forEach(function (sc) { parts.push(scorerPart(sc)); });
+    detail.replaceChildren.apply(detail, parts.filter(Boolean));
+    detail.hidden = false;
+  }
+
+  refresh();
+  document.documentElement.setAttribute("data-ready", "1");
+})();
