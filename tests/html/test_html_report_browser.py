@@ -72,7 +72,7 @@ def test_rows_filters_and_search(example_report: Any, open_report: Any) -> None:
 def test_summary_cards_show_the_aggregate(example_report: Any, open_report: Any) -> None:
     page_file, _ = example_report
     summary = open_report(page_file).page.locator('[data-testid="summary"]')
-    assert summary.locator('[data-card="runs"] .value').text_content() == "9"
+    assert summary.locator('[data-card="runs read"] .value').text_content() == "11"
     assert summary.locator('[data-card="passed"] .value').text_content() == "5"
     assert summary.locator('[data-card="unscored"] .value').text_content() == "2 (1 partially)"
     assert summary.locator('[data-card="pass rate"] .value').text_content() == "62.5 %"

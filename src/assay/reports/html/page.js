@@ -85,7 +85,7 @@
   // Summary cards.
   var judgeCost = S.judge.reduce(function (sum, j) { return sum + (j[2] || 0); }, 0);
   var cards = [
-    ["runs", show(RUNS.length)], ["scored", show(t.scored)], ["passed", show(t.passed)],
+    ["runs read", show(t.runs_read)], ["scored", show(t.scored)], ["passed", show(t.passed)],
     ["failed", show(t.failed)],
     ["unscored", show(t.unscored) + (t.partially_scored ? " (" + t.partially_scored +
       " partially)" : "")],
