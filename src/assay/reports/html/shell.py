@@ -44,14 +44,14 @@ def embed_json(value: object) -> str:
     return raw.decode()
 
 
-def asset(name: str) -> str:
-    """The text of a file shipped with `assay.reports.html` (its CSS and scripts).
+def asset(name: str, package: str = "assay.reports.html") -> str:
+    """The text of a file shipped with `package` (a page's CSS and scripts).
 
     Example:
         >>> asset("page.css").startswith(":root")
         True
     """
-    return resources.files("assay.reports.html").joinpath(name).read_text(encoding="utf-8")
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
 
 
 def _sha256(source: str) -> str:
