@@ -95,3 +95,18 @@ def test_html_targets_are_refused_as_the_other_outputs(
     assert not (tmp_path / "elsewhere.html").exists()
     code = main(["compare", str(base), str(new), "--html", str(tmp_path / "no" / "x.html")])
     assert code == 3 and "no such directory" in capsys.readouterr().err
+
+
+def test_settings_that_differ_are_warnings_on_the_page(tmp_path: Path) -> None:
+    base, _ = evaluate_both(tmp_path)
+    other = tmp_path / "static-only"
+    code = main(["evaluate", "--trajectories", str(tmp_path / "runs-new"), "--scenarios",
+                 str(Path(__file__).resolve().parents[2] / "examples" / "scenarios"),
+                 "--scorer", "static_json", "--reports-dir", str(other), "--workers", "1",
+                 "-q"])  # fmt: skip
+    assert code == 0
+    data = compare_page_data(load_reports(base), load_reports(other))
+    assert data["warnings"] == ["scorer trajectory only in BASE"]
+    counts = {scorer["name"]: scorer["counts"] for scorer in data["scorers"]}
+    assert counts["trajectory"]["only_in_base"] == 10
+    assert data["combined"] == "static_json+trajectory"

@@ -22,6 +22,7 @@
     return node;
   }
   function show(v) { return v === null || v === undefined ? "—" : String(v); }
+  function score(v) { return v === null ? "—" : v.toFixed(3); }
   function own(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
   function verdictOf(side, scorer) {
     return side && own(side.v, scorer) ? side.v[scorer] : null;
@@ -31,7 +32,7 @@
     var v = verdictOf(side, scorer);
     if (!v) return "—";
     if (v[0] !== "scored") return v[0];
-    return (v[1] ? "pass " : "fail ") + (v[2] === null ? "—" : v[2].toFixed(3));
+    return (v[1] ? "pass " : "fail ") + score(v[2]);
   }
 
   // The verdict first, then each scorer's figures, the warnings and the problems.
@@ -146,7 +147,8 @@
         el("td", { text: shortVerdict(run.n, state.scorer) }),
         el("td", { cls: "k-" + kind, text: KIND_TITLES[kind] })
       ]);
-      function open() { state.selected = run; drawDetail(); }
+      if (run === state.selected) tr.className = "selected";
+      function open() { state.selected = run; draw(); }
       tr.addEventListener("click", open);
       tr.addEventListener("keydown", function (e) { if (e.key === "Enter") open(); });
       tbody.appendChild(tr);
@@ -168,8 +170,8 @@
       ["answer", run.b ? show(run.b.a) : null, run.n ? show(run.n.a) : null],
       ["status", b ? b[0] : null, n ? n[0] : null],
       ["passed", b ? show(b[1]) : null, n ? show(n[1]) : null],
-      ["score", b ? show(b[2]) : null, n ? show(n[2]) : null],
-      ["rationale", b ? b[3] : null, n ? n[3] : null]
+      ["score", b ? score(b[2]) : null, n ? score(n[2]) : null],
+      ["rationale", b ? b[3] || "(none)" : null, n ? n[3] || "(none)" : null]
     ];
     detail.appendChild(el("h2", { text: "Run " + run.i + " of scenario " + run.s + ": " +
       KIND_TITLES[run.k[state.scorer]] + " (" + state.scorer + ")" }));

@@ -215,7 +215,8 @@ def _side(line: dict[str, Any], loaded: LoadedReports, limits: PageLimits) -> di
     source = report if report is not None else line
     answer = source.get("answer")
     verdicts: dict[str, list[Any]] = {}
-    entries = source.get("scores") if isinstance(source.get("scores"), list) else []
+    scores = source.get("scores")
+    entries: list[Any] = scores if isinstance(scores, list) else []
     for entry in [source.get("score"), *entries]:
         if not isinstance(entry, dict) or not isinstance(entry.get("scorer"), str):
             continue
