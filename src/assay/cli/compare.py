@@ -27,6 +27,7 @@ test significant at 0.05.
 EPILOG = """examples:
   assay compare reports-main reports-branch
   assay compare base new --markdown comment.md --json compare.json --fail-on-regression
+  assay compare base new --html compare.html
 
 exit codes: 0 ok, 1 a scorer regressed significantly (with --fail-on-regression), 2 bad
 arguments, 3 a directory that is not a readable reports directory, or an output that cannot be
@@ -60,6 +61,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="also write the comparison as JSON (`assay schema compare`)",
     )
     parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the comparison as one self-contained HTML page",
+    )
+    parser.add_argument(
         "--alpha", type=_alpha, default=0.05, help="significance level (default 0.05)"
     )
     parser.add_argument(
@@ -90,23 +97,28 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from assay.cli.messages import error, say
     from assay.reports.compare.console import print_comparison
     from assay.reports.compare.markdown import render_markdown
-    from assay.reports.compare.reports import compare_reports
+    from assay.reports.compare.reports import compare_loaded
     from assay.reports.console import shown
     from assay.reports.files import write_atomic
-    from assay.reports.load import ReportsError
+    from assay.reports.load import ReportsError, load_reports
 
-    for option, path in (("--markdown", args.markdown), ("--json", args.json)):
+    for option, path in (
+        ("--markdown", args.markdown),
+        ("--json", args.json),
+        ("--html", args.html),
+    ):
         refused = None if path is None else _refused_output(path)
         if refused is not None:
             error(f"{option}: {shown(refused)}")
             return ExitCode.INPUT_ERROR
     try:
-        comparison = compare_reports(
-            args.base, args.new, alpha=args.alpha, resamples=args.resamples, seed=args.seed
-        )
+        before, after = load_reports(args.base), load_reports(args.new)
     except ReportsError as problem:
         error(shown(str(problem)))
         return ExitCode.INPUT_ERROR
+    comparison = compare_loaded(
+        before, after, alpha=args.alpha, resamples=args.resamples, seed=args.seed
+    )
     for warning in comparison["warnings"]:
         say(f"assay: warning: {shown(warning)}")
     outputs = []
@@ -116,6 +128,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         outputs.append(
             (args.json, orjson.dumps(comparison, option=orjson.OPT_INDENT_2) + b"\n")
         )
+    if args.html is not None:
+        from assay.reports.compare.html import render_compare_html
+
+        page = render_compare_html(before, after, comparison=comparison)
+        outputs.append((args.html, page.encode()))
     for path, data in outputs:
         try:
             write_atomic(path, data)

@@ -5,7 +5,9 @@
 - `diff`: the comparison of two sets of `results.jsonl` lines, scorer by scorer, and the
   warnings on settings that differ;
 - `stats`: McNemar's exact test and the sign-flip test with its interval (no I/O);
-- `console`, `markdown`: the comparison for people to read.
+- `console`, `markdown`: the comparison for people to read;
+- `html`: the comparison as one self-contained page (`render_compare_html`), its script and
+  style in `compare.js` and `compare.css`.
 
 The JSON shape of a comparison is `assay.schema.compare.Comparison` (`assay schema compare`).
 """

@@ -29,12 +29,20 @@ import orjson
 from assay.reports.compare.stats import mcnemar_exact, mean, sign_flip_test
 
 __all__ = [
+    "CHANGE_KINDS",
     "DEFAULT_ALPHA",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "Pair",
+    "change_kind",
     "compare_lines",
+    "pair_lines",
     "setting_warnings",
 ]
+
+CHANGE_KINDS = ("regressed", "improved", "unchanged", "unscored", "only_in_base", "only_in_new")
+"""What happened to one run under one scorer; each is a list of run ids in a scorer's
+figures."""
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_RESAMPLES = 10_000
@@ -308,16 +316,11 @@ def _compare_scorer(
         before = base.get(key, {}).get(name)
         after = new.get(key, {}).get(name)
         run_id = labels[key]
-        if before is None and after is None:
+        outcome = _outcome(before, after)
+        if outcome is None:
             continue
-        if after is None:
-            lists["only_in_base"].append(run_id)
-            continue
-        if before is None:
-            lists["only_in_new"].append(run_id)
-            continue
-        if before.score is None or after.score is None:
-            lists["unscored"].append(run_id)
+        lists[outcome].append(run_id)
+        if before is None or after is None or before.score is None or after.score is None:
             continue
         delta = after.score - before.score
         deltas.setdefault(key[0], []).append(delta)
@@ -325,19 +328,8 @@ def _compare_scorer(
         after_scores.append(after.score)
         passed_before += before.passed is True
         passed_after += after.passed is True
-        if before.passed and not after.passed:
-            pass_to_fail += 1
-            outcome = "regressed"
-        elif after.passed and not before.passed:
-            fail_to_pass += 1
-            outcome = "improved"
-        elif delta < -SCORE_TOLERANCE:
-            outcome = "regressed"
-        elif delta > SCORE_TOLERANCE:
-            outcome = "improved"
-        else:
-            outcome = "unchanged"
-        lists[outcome].append(run_id)
+        pass_to_fail += bool(before.passed and not after.passed)
+        fail_to_pass += bool(after.passed and not before.passed)
         if outcome != "unchanged":
             changes.append(
                 {
@@ -388,6 +380,103 @@ def _compare_scorer(
         **lists,
         "changes": changes,
     }
+
+
+def _outcome(before: _Verdict | None, after: _Verdict | None) -> str | None:
+    """The change kind of one run under one scorer (None when neither side has a verdict)."""
+    if before is None and after is None:
+        return None
+    if after is None:
+        return "only_in_base"
+    if before is None:
+        return "only_in_new"
+    if before.score is None or after.score is None:
+        return "unscored"
+    delta = after.score - before.score
+    if before.passed and not after.passed:
+        return "regressed"
+    if after.passed and not before.passed:
+        return "improved"
+    if delta < -SCORE_TOLERANCE:
+        return "regressed"
+    if delta > SCORE_TOLERANCE:
+        return "improved"
+    return "unchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One run as the comparison matches it: its key, its label, and its line on each side."""
+
+    scenario_id: str
+    """The scenario's id."""
+
+    run_id: str | None
+    """The run's id, when it has one."""
+
+    repeat: int | None
+    """The repeat number, when the run is one of several."""
+
+    label: str
+    """The name the comparison's lists give the run (see `compare_lines`)."""
+
+    base: dict[str, Any] | None
+    """Its `results.jsonl` line in BASE, or None when only NEW has it."""
+
+    new: dict[str, Any] | None
+    """Its line in NEW, or None when only BASE has it."""
+
+
+def pair_lines(base: Iterable[dict[str, Any]], new: Iterable[dict[str, Any]]) -> list[Pair]:
+    """The runs of two evaluations matched as `compare_lines` matches them (lines it lists as
+    problems are left out; of a repeated run, the first line), in its order.
+
+    Example:
+        >>> pairs = pair_lines([{"scenario_id": "1", "run_id": "a"}],
+        ...                    [{"scenario_id": "1", "run_id": "a"}, {"scenario_id": "2"}])
+        >>> [(pair.label, pair.base is not None, pair.new is not None) for pair in pairs]
+        [('a', True, True), ('scenario 2', False, True)]
+    """
+    sides: list[dict[_Key, dict[str, Any]]] = []
+    labels: dict[_Key, str] = {}
+    for lines in (base, new):
+        runs: dict[_Key, dict[str, Any]] = {}
+        for line in lines:
+            key, _ = _key(line)
+            if key is not None and key not in runs:
+                runs[key] = line
+                labels.setdefault(key, _label(key, line))
+        sides.append(runs)
+    return [
+        Pair(key[0], key[1], key[2], labels[key], sides[0].get(key), sides[1].get(key))
+        for key in sorted(sides[0].keys() | sides[1].keys(), key=_order)
+    ]
+
+
+def change_kind(base: dict[str, Any] | None, new: dict[str, Any] | None, scorer: str) -> str | None:
+    """What happened to a run under `scorer`, from its lines on each side (None for a side
+    without it): one of `CHANGE_KINDS`, as `compare_lines` lists it, or None when neither side
+    has a usable verdict of that scorer.
+
+    Example:
+        >>> verdict = {"scorer": "s", "status": "scored", "passed": True, "score": 1.0}
+        >>> change_kind({"score": verdict}, {"score": {**verdict, "passed": False}}, "s")
+        'regressed'
+        >>> change_kind({"score": verdict}, None, "s"), change_kind(None, None, "s")
+        ('only_in_base', None)
+    """
+    return _outcome(_verdicts(base).get(scorer), _verdicts(new).get(scorer))
+
+
+def _verdicts(line: dict[str, Any] | None) -> dict[str, _Verdict]:
+    found: dict[str, _Verdict] = {}
+    if line is None:
+        return found
+    for entry in [line.get("score"), *(_list(line.get("scores")))]:
+        name, verdict, _ = _verdict(entry)
+        if name is not None and verdict is not None:
+            found.setdefault(name, verdict)
+    return found
 
 
 def _order(key: _Key) -> tuple[str, str, int]:

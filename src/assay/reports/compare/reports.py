@@ -30,7 +30,7 @@ from assay.reports.compare.diff import (
 )
 from assay.reports.load import LoadedReports, load_reports
 
-__all__ = ["compare_reports"]
+__all__ = ["compare_loaded", "compare_reports"]
 
 
 def compare_reports(
@@ -53,8 +53,21 @@ def compare_reports(
         assay.reports.load.ReportsError: either directory cannot be read as a reports
             directory.
     """
-    before = load_reports(base)
-    after = load_reports(new)
+    return compare_loaded(
+        load_reports(base), load_reports(new), alpha=alpha, resamples=resamples, seed=seed
+    )
+
+
+def compare_loaded(
+    before: LoadedReports,
+    after: LoadedReports,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """`compare_reports` of two directories already loaded (so that a page showing the
+    comparison reads the same files the figures came from)."""
     result = compare_lines(
         before.results, after.results, alpha=alpha, resamples=resamples, seed=seed
     )

@@ -9,49 +9,15 @@ Content-Security-Policy allows nothing but the page's own style and script (by h
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import tempfile
-from importlib import resources
 from pathlib import Path
 
-import orjson
-
 from assay.reports.html._page_data import Limits, page_data
+from assay.reports.html.shell import asset, embed_json, html_page
 from assay.reports.load import LoadedReports
 
 __all__ = ["Limits", "embed_json", "render_html", "write_html"]
-
-_ESCAPES = (
-    (b"&", b"\\u0026"),
-    (b"<", b"\\u003c"),
-    (b">", b"\\u003e"),
-    ("\u2028".encode(), b"\\u2028"),
-    ("\u2029".encode(), b"\\u2029"),
-)
-
-
-def embed_json(value: object) -> str:
-    """`value` as JSON that is safe inside a `<script>` element: the characters that could end
-    it or start markup are written as `\\uXXXX` escapes (they occur only inside strings).
-
-    Example:
-        >>> embed_json({"id": "</script><b>&"})
-        '{"id":"\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
-    """
-    raw = orjson.dumps(value)
-    for plain, escaped in _ESCAPES:
-        raw = raw.replace(plain, escaped)
-    return raw.decode()
-
-
-def _asset(name: str) -> str:
-    return resources.files("assay.reports.html").joinpath(name).read_text(encoding="utf-8")
-
-
-def _sha256(source: str) -> str:
-    return "sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode()
 
 
 def render_html(loaded: LoadedReports, limits: Limits | None = None) -> str:
@@ -71,25 +37,8 @@ def render_html(loaded: LoadedReports, limits: Limits | None = None) -> str:
         >>> page.startswith("<!DOCTYPE html>"), "default-src 'none'" in page
         (True, True)
     """
-    style, script = _asset("page.css"), _asset("page.js")
-    policy = (
-        f"default-src 'none'; style-src '{_sha256(style)}'; script-src '{_sha256(script)}'; "
-        "img-src 'none'; base-uri 'none'; form-action 'none'"
-    )
-    data = embed_json(page_data(loaded, limits))
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        "<title>assay report</title>\n"
-        f"<style>{style}</style>\n</head>\n<body>\n"
-        '<noscript>This report is built by its script; enable JavaScript to see it.</noscript>\n'
-        '<div id="app"></div>\n'
-        f'<script type="application/json" id="assay-data">{data}</script>\n'
-        f"<script>{script}</script>\n</body>\n</html>\n"
-    )
+    data = page_data(loaded, limits)
+    return html_page("assay report", asset("page.css"), asset("page.js"), data)
 
 
 def write_html(loaded: LoadedReports, path: Path, limits: Limits | None = None) -> int:
