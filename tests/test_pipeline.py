@@ -320,6 +320,31 @@ def test_ctrl_c_outside_a_step_is_raised_at_once() -> None:
         time.sleep(2)  # not reached: the interrupt comes at once
 
 
+@pytest.mark.usefixtures("ctrl_c_handled")
+def test_work_is_handed_to_the_workers_inside_a_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: an interrupt raised inside `submit`, which forks the workers, could leave a
+    # worker the pool did not know of; the process then waited for it at exit, forever.
+    from concurrent.futures import ProcessPoolExecutor
+
+    inside_a_step: list[bool] = []
+    submit = ProcessPoolExecutor.submit
+
+    def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        handler = signal.getsignal(signal.SIGINT)
+        inside_a_step.append(bool(getattr(getattr(handler, "__self__", None), "busy", False)))
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", watched)
+    write_scenario(tmp_path / "gt", "1", "{'a': 1}")
+    for i in range(200):
+        write_run(tmp_path / "runs", f"r{i:03d}.json", run_id=f"r{i}", scenario_id="1", answer="x")
+    summary, _ = run_eval(tmp_path, workers=2)
+    assert summary.totals["scored"] == 200
+    assert inside_a_step and all(inside_a_step)
+
+
 def test_scenario_files_that_are_directories_are_reported_not_skipped(tmp_path: Path) -> None:
     gt = tmp_path / "gt"
     (gt / "scenario_1" / "groundtruth.txt").mkdir(parents=True)

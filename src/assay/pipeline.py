@@ -249,7 +249,7 @@ async def _evaluate_within_limits(
         )
         try:
             try:
-                await _score_all(file_scorer, run_files(), options.workers, take)
+                await _score_all(file_scorer, run_files(), options.workers, take, interrupts.step)
             finally:
                 await scorers.aclose()
             for problem in walk_problems:
@@ -352,9 +352,14 @@ class _Step:
 
 
 async def _score_all(
-    file_scorer: _FileScorer, files: Iterator[str], workers: int, take: Callable[[_Scored], None]
+    file_scorer: _FileScorer,
+    files: Iterator[str],
+    workers: int,
+    take: Callable[[_Scored], None],
+    step: _Step,
 ) -> None:
-    """Score every run of `files`, handing each outcome to `take` in input order.
+    """Score every run of `files`, handing each outcome to `take` in input order (`step`:
+    where an interrupt waits, see `_score_in_processes`).
 
     Scorers that ask a model wait on the network: many runs are judged at once in this
     process, and worker processes would only multiply connections, caches and budgets that
@@ -368,7 +373,7 @@ async def _score_all(
     head = list(itertools.islice(files, _MIN_FILES_PER_WORKER * count))
     files = itertools.chain(head, files)
     if count > 1 and len(head) == _MIN_FILES_PER_WORKER * count and hasattr(os, "fork"):
-        await _score_in_processes(file_scorer, files, count, take)
+        await _score_in_processes(file_scorer, files, count, take, step)
     else:
         await _score_here(file_scorer, files, take)
 
@@ -569,7 +574,11 @@ def _chunks(files: Iterator[str], reader: str | None = None) -> Iterator[list[Un
 
 
 async def _score_in_processes(
-    file_scorer: _FileScorer, files: Iterator[str], count: int, take: Callable[[_Scored], None]
+    file_scorer: _FileScorer,
+    files: Iterator[str],
+    count: int,
+    take: Callable[[_Scored], None],
+    step: _Step,
 ) -> None:
     """Score the files in `count` forked worker processes, results in input order.
 
@@ -592,7 +601,11 @@ async def _score_in_processes(
     pending: deque[Future[list[_Scored]]] = deque()
     try:
         for chunk in _chunks(files, file_scorer.reader):
-            pending.append(pool.submit(_score_units, chunk))
+            # A step: an interrupt raised inside `submit` (which forks the workers on first
+            # use) could leave a forked worker the pool does not know of, which would never be
+            # told to stop, and which the process would wait for at exit, forever.
+            with step:
+                pending.append(pool.submit(_score_units, chunk))
             if len(pending) >= 2 * count:
                 for scored in await asyncio.wrap_future(pending.popleft()):
                     take(scored)
