@@ -116,7 +116,7 @@ _FIELDS = ["run_id", "scenario_id", "runner", "model", "question", "answer", "sc
     scores=st.lists(st.dictionaries(st.sampled_from(["scorer", "status", "details"]), _JSON)),
     details=st.dictionaries(
         st.sampled_from(["details", "matched", "missing", "unexpected", "rubrics", "criteria",
-                         "judge", "missing_keys", "reason"]),
+                         "judge", "missing_keys", "reason", "args_differ"]),
         _JSON,
     ),
 )  # fmt: skip
@@ -142,3 +142,31 @@ def test_lines_that_are_not_results_are_listed(tmp_path: Path) -> None:
         ("r1", "failed", False),
         ("r2", "error", True),
     ]
+
+
+def test_a_pair_whose_arguments_differ_is_one_row_with_its_arguments() -> None:
+    pair = {"expected_step": 0, "expected": "f {'a': 1}", "actual_step": 2,
+            "actual": "f {'a': 2}", "why": "f: argument 'a': expected 1, got 2",
+            "differences": [{"argument": "a", "kind": "different", "expected": "1",
+                             "actual": "2"},
+                            {"argument": "b", "kind": "missing", "expected": "x" * 300},
+                            "not a difference"],
+            "more_differences": 4}  # fmt: skip
+    details = {
+        "mode": "strict",
+        "matched": [],
+        "missing": [{"step": 0, "call": "f {'a': 1}"}, {"step": 1, "call": "g"}],
+        "unexpected": [{"step": 2, "call": "f {'a': 2}"}],
+        "args_differ": [pair, "not a pair"],
+    }
+    report = {"scores": [{"scorer": "trajectory", "status": "scored", "details": details}]}
+    tj = run_data({"run_id": "r"}, Limits(), report)["sc"][0]["tj"]
+    assert tj["pairs"] == [
+        [0, "f {'a': 1}", 2, "f {'a': 2}", [
+            ["a", "different", "1", "2"],
+            ["b", "missing", "x" * 80 + "… (cut, 300 chars)", None],
+            ["… 4 more", "more", None, None],
+        ]],
+        [1, "g", None, None],
+    ]  # fmt: skip
+    assert tj["cut"] == 0

@@ -114,6 +114,34 @@ def test_drill_down_key_table_and_aligned_trajectory(
     assert pairs.nth(0).locator("td").all_text_contents()[:3] == ["0", "get_sites", "missing"]
 
 
+def test_drill_down_shows_the_arguments_that_differ(example_report: Any, open_report: Any) -> None:
+    page_file, _ = example_report
+    page = open_report(page_file).page
+    page.locator('[data-testid="search"]').fill("11-retry")
+    page.locator('[data-testid="case-row"]').first.click()
+    detail = page.locator('[data-testid="case-detail"]')
+    # get_work_orders was called without the expected asset_id: one pair, not a missing and
+    # an unexpected call.
+    pairs = detail.locator('[data-testid="trajectory-pair"]')
+    assert pairs.evaluate_all("rows => rows.map(r => r.dataset.kind)") == ["args_differ"]
+    assert pairs.first.locator("td").all_text_contents() == [
+        "0",
+        "get_work_orders {'asset_id': 'CH-12'}",
+        "argument differences",
+        "0",
+        "get_work_orders {'site': 'MAIN'}",
+    ]
+    argument = detail.locator('[data-testid="argument-difference"]')
+    assert argument.count() == 1 and argument.first.get_attribute("data-kind") == "missing"
+    assert argument.first.locator("td").all_text_contents() == [
+        "asset_id", "missing", '"CH-12"', "(absent)"
+    ]
+    expected = argument.first.locator("td.arg-expected")
+    actual = argument.first.locator("td.arg-actual")
+    assert expected.evaluate("td => getComputedStyle(td).borderLeftStyle") == "solid"
+    assert actual.evaluate("td => getComputedStyle(td).borderLeftStyle") == "solid"
+
+
 def _png_colours(png: bytes) -> set[bytes]:
     """The distinct pixels of an 8-bit RGB(A) PNG, as Chromium writes screenshots."""
     assert png[:8] == b"\x89PNG\r\n\x1a\n"

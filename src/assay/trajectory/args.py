@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,48 +251,96 @@ class ArgsRule:
             except Exception as exc:
                 return f"custom argument matcher raised {type(exc).__name__}: {exc}"[:200]
             return "custom argument matcher returned false"
+        first = next(self.differences(actual, expected), None)
+        if first is not None:
+            return first.message
+        return "arguments match" if self.paths else ""
+
+    def differences(self, actual: Any, expected: Any) -> Iterator[ArgDifference]:
+        """Each argument that breaks the rule, in the order `explain` looks at them (its
+        first is the one `explain` names); nothing for a custom matcher, which cannot say.
+
+        Example:
+            >>> rule = ArgsRule.build("exact")
+            >>> [(d.kind, d.path) for d in rule.differences({"b": 2, "c": 3}, {"a": 1, "b": 1})]
+            [('missing', 'a'), ('different', 'b'), ('unexpected', 'c')]
+        """
+        if self.matcher is not None:
+            return
         if self.paths:
             for path in self.paths:
                 got, wanted = get_path(actual, path), get_path(expected, path)
                 if got is _MISSING and wanted is _MISSING:
-                    return f"argument {path!r} missing on both sides"
-                if got is _MISSING:
-                    return f"argument {path!r} missing"
-                if wanted is _MISSING:
-                    return f"argument {path!r} missing from the expected call"
-                if not same(got, wanted):
-                    return _differs(path, wanted, got)
-            return "arguments match"
+                    yield ArgDifference(
+                        "missing", path, f"argument {path!r} missing on both sides"
+                    )
+                elif got is _MISSING:
+                    yield ArgDifference(
+                        "missing", path, f"argument {path!r} missing", expected=wanted
+                    )
+                elif wanted is _MISSING:
+                    message = f"argument {path!r} missing from the expected call"
+                    yield ArgDifference("unexpected", path, message, actual=got)
+                elif not same(got, wanted):
+                    yield _different(path, wanted, got)
+            return
         missing, extra = {"superset": (True, False), "exact": (True, True)}.get(
             self.mode or "", (False, True)
         )
-        return _first_difference(actual, expected, "", missing=missing, extra=extra)
+        yield from _differences(actual, expected, "", missing=missing, extra=extra)
 
 
-def _first_difference(
+@dataclass(frozen=True, slots=True)
+class ArgDifference:
+    """One argument that breaks an argument rule."""
+
+    kind: str
+    """`missing` (expected, absent from the actual call), `unexpected` (in the actual call,
+    not expected, where the rule counts extras) or `different` (both there, not equal)."""
+
+    path: str
+    """The argument's dotted path (`time.start`); "" for the arguments as a whole."""
+
+    message: str
+    """The difference in words, as `ArgsRule.explain` gives it."""
+
+    expected: Any = _MISSING
+    """The expected value; `MISSING` when the expected call has none."""
+
+    actual: Any = _MISSING
+    """The actual value; `MISSING` when the actual call has none."""
+
+
+def _differences(
     actual: Any, expected: Any, prefix: str, *, missing: bool, extra: bool
-) -> str:
-    """The first argument that breaks the rule: a missing key (when `missing`), an extra key
-    (when `extra`) or a different value; "" when there is none."""
+) -> Iterator[ArgDifference]:
+    """The arguments that break the rule: missing keys (when `missing`), extra keys (when
+    `extra`) and different values, dicts walked key by key."""
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         for key, value in expected.items():
             path = f"{prefix}.{key}" if prefix else str(key)
             if key not in actual:
                 if missing:
-                    return f"argument {path!r} missing"
+                    yield ArgDifference(
+                        "missing", path, f"argument {path!r} missing", expected=value
+                    )
                 continue
-            inner = _first_difference(actual[key], value, path, missing=missing, extra=extra)
-            if inner:
-                return inner
+            yield from _differences(actual[key], value, path, missing=missing, extra=extra)
         if extra:
-            for key in actual:
+            for key, value in actual.items():
                 if key not in expected:
                     path = f"{prefix}.{key}" if prefix else str(key)
-                    return f"unexpected argument {path!r}"
-        return ""
-    if same(actual, expected):
-        return ""
-    return _differs(prefix or "arguments", expected, actual)
+                    yield ArgDifference(
+                        "unexpected", path, f"unexpected argument {path!r}", actual=value
+                    )
+        return
+    if not same(actual, expected):
+        yield _different(prefix, expected, actual)
+
+
+def _different(path: str, expected: Any, got: Any) -> ArgDifference:
+    message = _differs(path or "arguments", expected, got)
+    return ArgDifference("different", path, message, expected=expected, actual=got)
 
 
 def _differs(path: str, expected: Any, got: Any) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from assay.trajectory._argdiff import failed_pairs, record
 from assay.trajectory._fast import count_in_order, count_matches, plain_calls
 from assay.trajectory.args import compile_rules
 from assay.trajectory.match import (
@@ -58,7 +59,16 @@ class TrajectoryMatch:
     for the explanations it looks at.
     """
 
-    __slots__ = ("_evidence", "_lists", "_matched", "_reason", "mode", "n_actual", "n_expected")
+    __slots__ = (
+        "_differ",
+        "_evidence",
+        "_lists",
+        "_matched",
+        "_reason",
+        "mode",
+        "n_actual",
+        "n_expected",
+    )
 
     def __init__(
         self,
@@ -78,6 +88,7 @@ class TrajectoryMatch:
         self._evidence = evidence
         self._reason: str | None = None
         self._lists: tuple[list[dict[str, Any]], ...] | None = None
+        self._differ: list[dict[str, Any]] | None = None
 
     # The figures follow from three counts; worked out when read, as checking many pairs
     # often reads only `passed`.
@@ -145,6 +156,23 @@ class TrajectoryMatch:
         """Actual calls with no match: step, call, and why the nearest expected call failed."""
         return self._all_lists()[2]
 
+    @property
+    def args_differ(self) -> list[dict[str, Any]]:
+        """Expected calls set against an actual call of the same tool whose arguments break
+        the argument rule: both calls with their steps, `why`, and `differences`, each
+        argument `missing`, `unexpected` or `different` with its expected and actual value
+        as JSON text. These calls are also among `missing` and `unexpected`.
+
+        Example:
+            >>> result = check_trajectory([{"name": "get", "args": {"id": 7}}],
+            ...                           [{"name": "get", "args": {"id": 8}}])
+            >>> result.args_differ[0]["differences"]
+            [{'argument': 'id', 'kind': 'different', 'expected': '7', 'actual': '8'}]
+        """
+        if self._differ is None:
+            self._differ = [] if self.passed else self._explained().args_differ()
+        return self._differ
+
     def _all_lists(self) -> tuple[list[dict[str, Any]], ...]:
         if self._lists is None:
             self._lists = self._explained().lists()
@@ -171,6 +199,7 @@ class TrajectoryMatch:
             "matched": matched,
             "missing": missing,
             "unexpected": unexpected,
+            "args_differ": self.args_differ,
         }
 
     def __repr__(self) -> str:
@@ -264,6 +293,13 @@ class _Evidence:
                     entry["why"] = self.matcher.explain(near, call)
             unexpected.append(entry)
         return matched, missing, unexpected
+
+    def args_differ(self) -> list[dict[str, Any]]:
+        """See `TrajectoryMatch.args_differ`."""
+        found = failed_pairs(
+            self.expected, self.actual, self.free(), self.aligned, self.matcher.matches
+        )
+        return [record(self.matcher, self.expected, self.actual, e, a) for e, a in found]
 
     def reason(self) -> str:
         if self.mode == "strict":

@@ -13,11 +13,11 @@ that tool. Everything here maximises the number of matched calls:
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from assay._jsonable import contains, same
-from assay.trajectory.args import ArgsParseError, ArgsRule, Unparsable
+from assay.trajectory.args import ArgDifference, ArgsParseError, ArgsRule, Unparsable
 from assay.trajectory.normalize import Call
 
 Pairs = list[tuple[int, int]]
@@ -70,6 +70,17 @@ class CallMatcher:
         return f"{expected.name}: " + self.rule(expected.name).explain(
             actual.parsed(), expected.parsed()
         )
+
+    def differences(self, expected: Call, actual: Call) -> Iterator[ArgDifference]:
+        """The arguments of `actual` that break the rule for `expected`'s tool, as `explain`
+        finds them; nothing when the calls are of different tools or kinds, or either side's
+        arguments cannot be compared (`explain` says why)."""
+        if expected.kind != actual.kind or expected.name != actual.name:
+            return iter(())
+        wanted, got = expected.value(), actual.value()
+        if type(wanted) is Unparsable or type(got) is Unparsable:
+            return iter(())
+        return self.rule(expected.name).differences(got, wanted)
 
 
 def _mode_matcher(mode: str) -> Callable[[Call, Call], bool]:

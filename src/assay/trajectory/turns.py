@@ -176,6 +176,7 @@ class TurnsMatch:
                 entry["reason"] = verdict.check.reason
                 entry["missing"] = details["missing"]
                 entry["unexpected"] = details["unexpected"]
+                entry["args_differ"] = details["args_differ"]
             turns.append(entry)
         return {
             "mode": str(self.match_type),

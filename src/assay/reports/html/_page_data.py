@@ -171,7 +171,7 @@ def _scorer(record: Any, limits: Limits, pool: Pool) -> dict[str, Any]:
         items, cut = _rows(details.get(field), limits.rows)
         if items or cut:
             out[short] = [text(item, n) for item in items] + ([f"… {cut} more"] if cut else [])
-    if any(field in details for field in ("matched", "missing", "unexpected")):
+    if any(field in details for field in ("matched", "missing", "unexpected", "args_differ")):
         out["tj"] = _trajectory(details, limits)
     rubrics, cut = _rows(details.get("rubrics"), limits.rows)
     if rubrics:
@@ -223,8 +223,14 @@ def _key_row(record: dict[str, Any], limits: Limits, pool: Pool) -> list[Any]:
 
 
 def _trajectory(details: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    """The calls as the trajectory scorer paired them: matched pairs, missing expected calls
-    and unexpected actual calls, each with its step (or None when the report has none)."""
+    """The calls as the trajectory scorer paired them: matched pairs, calls of the right tool
+    whose arguments differ (with each differing argument), missing expected calls and
+    unexpected actual calls, each with its step (or None when the report has none).
+
+    A pair whose arguments differ is `[expected step, expected call, actual step, actual
+    call, [[argument, kind, expected value, actual value], ...]]`; its two calls are not
+    listed again as missing and unexpected.
+    """
     n = limits.text
     pairs: list[list[Any]] = []
     matched, cut_m = _rows(details.get("matched"), limits.rows)
@@ -238,21 +244,78 @@ def _trajectory(details: dict[str, Any], limits: Limits) -> dict[str, Any]:
                     _opt(item.get("actual"), n),
                 ]
             )
-    missing, cut_x = _rows(details.get("missing"), limits.rows)
+    differ, cut_d = _rows(details.get("args_differ"), limits.rows)
+    shown: list[tuple[Any, Any, Any, Any]] = []  # (step, call) of each side, as reported
+    for item in differ:
+        if isinstance(item, dict):
+            pairs.append(
+                [
+                    _num(item.get("expected_step")),
+                    _opt(item.get("expected"), n),
+                    _num(item.get("actual_step")),
+                    _opt(item.get("actual"), n),
+                    _arguments(item, limits),
+                ]
+            )
+            shown.append(
+                (item.get("expected_step"), item.get("expected"),
+                 item.get("actual_step"), item.get("actual"))
+            )  # fmt: skip
+    missing, cut_x = _rows(_without(details.get("missing"), [s[:2] for s in shown]), limits.rows)
     for item in missing:
         if isinstance(item, dict):
             pairs.append([_num(item.get("step")), _opt(item.get("call"), n), None, None])
-    unexpected, cut_u = _rows(details.get("unexpected"), limits.rows)
+    unexpected, cut_u = _rows(
+        _without(details.get("unexpected"), [s[2:] for s in shown]), limits.rows
+    )
     for item in unexpected:
         if isinstance(item, dict):
             pairs.append([None, None, _num(item.get("step")), _opt(item.get("call"), n)])
     return {
         "pairs": pairs,
-        "cut": cut_m + cut_x + cut_u,
+        "cut": cut_m + cut_d + cut_x + cut_u,
         "mode": _opt(details.get("mode"), 40),
         "expected": _num(details.get("expected_calls")),
         "actual": _num(details.get("actual_calls")),
     }
+
+
+def _arguments(pair: dict[str, Any], limits: Limits) -> list[list[Any]]:
+    """[argument, kind, expected value, actual value] of each differing argument of a pair
+    (a value None where that side has none), with a last row `["… N more", ...]` for those
+    left out."""
+    found, cut = _rows(pair.get("differences"), limits.rows)
+    more = pair.get("more_differences")
+    cut += more if type(more) is int and more > 0 else 0
+    rows = [
+        [
+            text(d.get("argument"), limits.value),
+            text(d.get("kind"), 20),
+            _opt(d.get("expected"), limits.value),
+            _opt(d.get("actual"), limits.value),
+        ]
+        for d in found
+        if isinstance(d, dict)
+    ]
+    if cut:
+        rows.append([f"… {cut} more", "more", None, None])
+    return rows
+
+
+def _without(items: Any, shown: list[tuple[Any, Any]]) -> list[Any]:
+    """`items` (missing or unexpected calls) less one entry for each (step, call) in
+    `shown`, the calls already in a pair whose arguments differ."""
+    if not isinstance(items, list):
+        return []
+    left = list(shown)
+    kept = []
+    for item in items:
+        key = (item.get("step"), item.get("call")) if isinstance(item, dict) else None
+        if key is not None and key in left:
+            left.remove(key)
+        else:
+            kept.append(item)
+    return kept
 
 
 def run_data(

@@ -349,15 +349,18 @@
       var y = b[0] !== null ? b[0] : (b[2] === null ? 1e9 : b[2] - 0.5);
       return x - y;
     });
-    var rows = pairs.map(function (p) {
-      var kind = p[1] !== null && p[3] !== null ? "matched" : p[1] !== null ? "missing" :
-        "unexpected";
-      var tr = el("tr", { "data-testid": "trajectory-pair", "data-kind": kind }, [
+    var rows = [];
+    pairs.forEach(function (p) {
+      // A fifth item: the same tool called with other arguments, each difference listed.
+      var kind = p.length > 4 ? "args_differ" : p[1] !== null && p[3] !== null ? "matched" :
+        p[1] !== null ? "missing" : "unexpected";
+      var label = kind === "args_differ" ? "argument differences" : kind;
+      rows.push(el("tr", { "data-testid": "trajectory-pair", "data-kind": kind }, [
         el("td", { cls: "num", text: show(p[0]) }), el("td", { cls: "pre", text: show(p[1]) }),
-        el("td", { cls: "m-" + kind, text: kind }),
+        el("td", { cls: "m-" + kind, text: label }),
         el("td", { cls: "num", text: show(p[2]) }), el("td", { cls: "pre", text: show(p[3]) })
-      ]);
-      return tr;
+      ]));
+      if (kind === "args_differ") rows.push(argumentRows(p[4]));
     });
     var head = el("tr", null, ["step", "expected call", "", "step", "actual call"].map(
       function (h) { return el("th", { text: h }); }));
@@ -369,6 +372,25 @@
     ];
     if (tj.cut) parts.push(el("div", { cls: "muted", text: "… " + tj.cut + " more calls" }));
     return el("div", null, parts);
+  }
+  function argumentRows(args) {
+    // Under a pair whose arguments differ: each argument with its expected and actual value.
+    var absent = function (v) { return v === null ? "(absent)" : v; };
+    var rows = args.map(function (a) {
+      return el("tr", { "data-testid": "argument-difference", "data-kind": a[1] }, [
+        el("td", { cls: "pre", text: a[0] === "" ? "(the arguments)" : a[0] }),
+        el("td", { cls: "m-" + a[1], text: a[1] }),
+        el("td", { cls: "pre arg-expected", text: absent(a[2]) }),
+        el("td", { cls: "pre arg-actual", text: absent(a[3]) })
+      ]);
+    });
+    var head = el("tr", null, ["argument", "difference", "expected value", "actual value"].map(
+      function (h) { return el("th", { text: h }); }));
+    var inner = el("table", { cls: "arg-diff" }, [el("thead", null, [head]),
+      el("tbody", null, rows)]);
+    var cell = el("td", null, [inner]);
+    cell.colSpan = 5;
+    return el("tr", { "data-testid": "argument-differences" }, [cell]);
   }
   function showDetail(r) {
     var gold = [];
