@@ -243,10 +243,12 @@ def check_reports(reports: Path) -> dict[str, Any]:
         assert set(report) >= REPORT_FIELDS, sorted(REPORT_FIELDS - set(report))
         assert set(report["score"]) >= SCORE_FIELDS
         assert set(report["ops"]) >= OPS_FIELDS
-        # The line is the report without the per-key records.
+        # The line is the report without the per-key records and the gold answer.
         assert "details" not in line["score"]["details"]
+        assert "expected_answer" not in line
         # The line also names the report file (the report itself is that file).
         expected_line = dict(report, report_file=line["report_file"])
+        expected_line.pop("expected_answer", None)
         expected_line["score"] = dict(report["score"])
         expected_line["score"]["details"] = {
             k: v for k, v in report["score"]["details"].items() if k != "details"

@@ -806,6 +806,7 @@ def _result(joined: _Joined, scores: list[Score]) -> CaseResult:
         scenario_type=case.type,
         source=run.source,
         scores=parts,
+        expected_answer=case.expected_answer,
     )
 
 

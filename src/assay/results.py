@@ -187,6 +187,9 @@ class CaseResult:
     scores: list[Score] = field(default_factory=list)
     """Each scorer's own score when several scored the run (then `score` combines them, see
     `combine_scores`); empty when one scorer did and `score` is its score."""
+    expected_answer: Any = None
+    """The scenario's gold answer as written (None when it has none), so that a report can be
+    read without its ground truth: in the per-run report only, not in `results.jsonl`."""
 
     def parts(self) -> list[Score]:
         """The scores of the individual scorers (just `score` when only one ran)."""
@@ -216,6 +219,7 @@ class CaseResult:
             },
             "source": self.source,
             **({"scores": [part.to_report() for part in self.scores]} if self.scores else {}),
+            **({} if self.expected_answer is None else {"expected_answer": self.expected_answer}),
         }
 
 

@@ -97,6 +97,9 @@ def test_drill_down_key_table_and_aligned_trajectory(
     ]
     cells = keys.nth(1).locator("td").all_text_contents()
     assert cells == ["answer.material", "48", "27", "mismatch", "0.000"]
+    # The gold answer as the scenario wrote it, from the run's own report.
+    gold = detail.locator('[data-testid="gold-answer"] .pre').text_content()
+    assert gold is not None and gold.strip() == "{'energy': 14, 'material': 48}"
     # Run 12: the trajectory scorer paired actual step 0 with expected step 1 and found no
     # call for expected step 0; the table shows both, in expected-step order.
     page.locator('[data-testid="search"]').fill("engines")

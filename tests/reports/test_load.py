@@ -37,6 +37,10 @@ def test_a_reports_directory_reads_back_as_written(tmp_path: Path) -> None:
     reports = {line["run_id"]: loaded.run_report(line) for line in loaded.results}
     assert all(report is not None for report in reports.values())
     assert reports["b"] is not None and reports["b"]["score"]["passed"] is False
+    # The gold answer is in the run's own report, so it can be shown without the scenarios,
+    # and left out of results.jsonl, which stays small.
+    assert reports["b"]["expected_answer"] == "7"
+    assert all("expected_answer" not in line for line in loaded.results)
 
 
 def test_a_line_naming_a_file_outside_or_missing_gives_no_report(tmp_path: Path) -> None:

@@ -222,7 +222,8 @@ def render(result: CaseResult) -> tuple[bytes, bytes]:
     """
     report = result.to_report()
     data = _dumps(report)
-    # Per-key records stay in the per-run file.
+    # Per-key records and the gold answer stay in the per-run file.
+    report.pop("expected_answer", None)
     report["score"] = _without_records(report["score"])
     if "scores" in report:
         report["scores"] = [_without_records(part) for part in report["scores"]]

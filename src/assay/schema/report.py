@@ -92,6 +92,9 @@ class RunReport(_Record):
     """Where the run was read from (`path` or `path:line`)."""
     scores: list[ScoreRecord] = Field(default_factory=list)
     """Each scorer's own verdict, when several scored the run (absent when one did)."""
+    expected_answer: Any = None
+    """The scenario's gold answer as written, when it has one (per-run reports only; a
+    `results.jsonl` line leaves it out)."""
 
 
 class ResultLine(RunReport):

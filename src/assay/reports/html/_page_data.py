@@ -345,6 +345,7 @@ def run_data(
         scores = [source["score"]]  # one scorer: its record is the overall score
     details = score.get("details") if isinstance(score, dict) else None
     answer = line.get("answer")
+    gold = report.get("expected_answer") if report is not None else None
     return {
         "i": _opt(line.get("run_id"), limits.text),
         "s": text(line.get("scenario_id"), limits.text),
@@ -356,6 +357,7 @@ def run_data(
         "m": strings(_opt(line.get("model"), limits.text)),
         "q": strings(_opt(line.get("question"), limits.question)),
         "a": None if answer is None else text(answer, limits.answer),
+        "g": None if gold is None else text(gold, limits.answer),
         "why": text(score.get("rationale") or "", limits.text) if isinstance(score, dict) else "",
         "o": [
             _num(ops.get("tokens_in")),

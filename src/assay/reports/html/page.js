@@ -411,9 +411,12 @@
       block("question", r.q),
       el("div", { cls: "grid2" }, [
         block("answer", r.a),
-        el("div", null, [el("h3", { text: "gold answer (per key, as scored)" }),
-          gold.length ? table(["key", "gold value"], gold) :
-            el("div", { cls: "muted", text: "the report holds no gold values for this run" })])
+        el("div", { "data-testid": "gold-answer" }, [el("h3", { text: "gold answer" }),
+          r.g !== null && r.g !== undefined ? el("div", { cls: "pre", text: r.g }) : null,
+          gold.length ? table(["key", "gold value (as scored)"], gold) : null,
+          r.g == null && !gold.length ?
+            el("div", { cls: "muted", text: "the report holds no gold answer for this run" }) :
+            null].filter(Boolean))
       ]),
       el("h3", { text: "usage" }),
       table(["tokens in", "tokens out", "cost", "latency", "turns", "tool calls"], [[
