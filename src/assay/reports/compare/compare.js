@@ -9,19 +9,7 @@
   var state = { scorer: D.combined, kind: "all", query: "", selected: null, limit: LIMIT };
   var app = document.getElementById("app");
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    if (attrs) {
-      Object.keys(attrs).forEach(function (k) {
-        if (k === "text") node.textContent = attrs[k];
-        else if (k === "cls") node.className = attrs[k];
-        else node.setAttribute(k, attrs[k]);
-      });
-    }
-    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
-    return node;
-  }
-  function show(v) { return v === null || v === undefined ? "—" : String(v); }
+  var el = assayDom.el, show = assayDom.show;  // dom.js
   function score(v) { return v === null ? "—" : v.toFixed(3); }
   function own(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
   function verdictOf(side, scorer) {

@@ -98,7 +98,8 @@ def render_compare_html(
         comparison=comparison,
     )
     style = asset("page.css") + asset("compare.css", "assay.reports.compare")
-    return html_page("assay compare", style, asset("compare.js", "assay.reports.compare"), data)
+    script = asset("dom.js") + asset("compare.js", "assay.reports.compare")
+    return html_page("assay compare", style, script, data)
 
 
 def compare_page_data(

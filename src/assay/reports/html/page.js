@@ -21,18 +21,7 @@
   var state = { status: "all", query: "", sort: null, desc: false, page: 0, view: [] };
   var app = document.getElementById("app");
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    if (attrs) {
-      Object.keys(attrs).forEach(function (k) {
-        if (k === "text") node.textContent = attrs[k];
-        else if (k === "cls") node.className = attrs[k];
-        else node.setAttribute(k, attrs[k]);
-      });
-    }
-    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
-    return node;
-  }
+  var el = assayDom.el, show = assayDom.show;  // dom.js
   function svg(tag, attrs) {
     var node = document.createElementNS(SVG, tag);
     Object.keys(attrs || {}).forEach(function (k) {
@@ -40,7 +29,6 @@
     });
     return node;
   }
-  function show(v) { return v === null || v === undefined ? "—" : String(v); }
   function pct(v) { return v === null || v === undefined ? "—" : (v * 100).toFixed(1) + " %"; }
   function num(v, digits) { return v === null || v === undefined ? "—" : v.toFixed(digits); }
   function usd(v) { return v === null || v === undefined ? "—" : "$" + v.toFixed(4); }

@@ -38,7 +38,7 @@ def render_html(loaded: LoadedReports, limits: Limits | None = None) -> str:
         (True, True)
     """
     data = page_data(loaded, limits)
-    return html_page("assay report", asset("page.css"), asset("page.js"), data)
+    return html_page("assay report", asset("page.css"), asset("dom.js") + asset("page.js"), data)
 
 
 def write_html(loaded: LoadedReports, path: Path, limits: Limits | None = None) -> int:
