@@ -91,3 +91,35 @@ def test_assay_report_prints_the_summary_without_scoring(
     assert "pass rate 0.500 is below --fail-under 0.9" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "runs")]) == 3
     assert "no _aggregate.json" in capsys.readouterr().err
+
+
+def test_html_never_replaces_a_device_link_or_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: the page was renamed onto whatever --html named, a FIFO or a link included,
+    # and onto a file of the reports directory (results.jsonl).
+    out = evaluated(tmp_path, {"a": "7"})
+    os.mkfifo(tmp_path / "fifo.html")
+    (tmp_path / "link.html").symlink_to(tmp_path / "elsewhere.html")
+    lines = (out / "results.jsonl").read_bytes()
+    for target in (tmp_path / "fifo.html", tmp_path / "link.html", out / "results.jsonl"):
+        assert main(["report", str(out), "--html", str(target)]) == 3
+        assert "--html" in capsys.readouterr().err
+    assert (tmp_path / "link.html").is_symlink() and not (tmp_path / "elsewhere.html").exists()
+    assert (out / "results.jsonl").read_bytes() == lines
+    assert not (tmp_path / "fifo.html").is_file()
+    assert main(["report", str(out), "--html", str(tmp_path / "page.html")]) == 0
+
+
+def test_write_atomic_refuses_to_replace_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    from assay.reports.files import write_atomic
+
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    for name in ("fifo", "dir"):
+        with pytest.raises(OSError, match="not a regular file"):
+            write_atomic(tmp_path / name, b"x")
+    write_atomic(tmp_path / "file", b"x")
+    write_atomic(tmp_path / "file", b"y")
+    assert (tmp_path / "file").read_bytes() == b"y"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "fifo", "file"]

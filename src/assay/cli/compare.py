@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -155,15 +154,15 @@ def _refused_output(path: Path) -> str | None:
     """Why `path` cannot take an output, or None. The output is renamed into place: over a
     link, FIFO or device that would replace it rather than write where it leads, so only a
     regular file (or a new name in an existing directory) is taken."""
+    from assay.reports.files import not_regular
+
     try:
-        status = path.lstat()
-    except FileNotFoundError:
-        return None if path.parent.is_dir() else f"cannot write {path}: no such directory"
+        kind = not_regular(path)
     except OSError as exc:
         return f"cannot write {path}: {exc.strerror or exc}"
-    if stat.S_ISREG(status.st_mode):
-        return None
-    return f"not a regular file: {path}"
+    if kind is not None:
+        return f"not a regular file: {path}"
+    return None if path.parent.is_dir() else f"cannot write {path}: no such directory"
 
 
 def _alpha(text: str) -> float:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,29 +102,19 @@ def _refused_output(out: Path) -> str | None:
         >>> _refused_output(Path("/dev/null"))
         '--out is a character device, not a regular file: /dev/null'
     """
+    from assay.reports.files import not_regular
+
     try:
-        status = out.lstat()
-    except FileNotFoundError:
-        if not out.parent.is_dir():
-            return f"cannot write {out}: no such directory {out.parent}"
-        return None
+        kind = not_regular(out)
     except OSError as exc:
         return f"cannot write {out}: {exc.strerror or exc}"
-    if stat.S_ISREG(status.st_mode):
-        return None
-    if stat.S_ISDIR(status.st_mode):
+    if kind == "a directory":
         return f"--out is a directory, not a file: {out}"
-    kind = _KINDS.get(stat.S_IFMT(status.st_mode), "a special file")
-    return f"--out is {kind}, not a regular file: {out}"
-
-
-_KINDS = {
-    stat.S_IFLNK: "a symbolic link",
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-}
+    if kind is not None:
+        return f"--out is {kind}, not a regular file: {out}"
+    if not out.parent.is_dir():
+        return f"cannot write {out}: no such directory {out.parent}"
+    return None
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -95,8 +95,12 @@ def write_html_report(loaded: Any, path: Path) -> bool:
     reason printed, when it cannot be written."""
     from assay.cli.messages import error
     from assay.reports.console import shown
+    from assay.reports.files import clashes_with_reports
     from assay.reports.html import write_html
 
+    if clashes_with_reports(path, loaded.directory):
+        error(f"--html {shown(path)}: a report of {shown(loaded.directory)} has that name")
+        return False
     try:
         write_html(loaded, path)
     except OSError as problem:
@@ -111,8 +115,12 @@ def html_after_evaluate(reports_dir: Path, path: Path) -> bool:
     it cannot be read or written."""
     from assay.cli.messages import error
     from assay.reports.console import shown
+    from assay.reports.files import clashes_with_reports
     from assay.reports.load import ReportsError, load_reports
 
+    if clashes_with_reports(path, reports_dir):
+        error(f"--html {shown(path)}: a report of {shown(reports_dir)} has that name")
+        return False
     try:
         loaded = load_reports(reports_dir)
     except ReportsError as problem:

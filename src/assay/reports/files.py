@@ -9,9 +9,11 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import re
+import stat
 from hashlib import blake2b
 from pathlib import Path
 
@@ -99,9 +101,69 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
     return path
 
 
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def not_regular(path: Path | str) -> str | None:
+    """What stands at `path` when it is not a regular file (`a FIFO`, `a symbolic link`...),
+    or None when it is one or nothing is there.
+
+    Every file assay writes is renamed into place: onto a FIFO or a device that would put a
+    regular file in its place (it once replaced `/dev/full`), and onto a symbolic link it
+    would replace the link rather than write where it points. Whatever names an output
+    checks it with this, and `write_atomic` refuses such a target in any case.
+
+    Raises:
+        OSError: `path` cannot be looked at (a parent that is not a directory, say).
+
+    Example:
+        >>> not_regular("/dev/null"), not_regular("no/such/file")
+        ('a character device', None)
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return _KINDS.get(stat.S_IFMT(mode), "a special file")
+
+
+def clashes_with_reports(path: Path | str, reports_dir: Path | str) -> bool:
+    """Whether `path` lies in `reports_dir` under a name its own files could have (a report,
+    `results.jsonl`, `_aggregate.json`, the marker or a temporary): an output written there
+    would replace one of them, or be replaced by the next evaluation.
+
+    Example:
+        >>> clashes_with_reports("reports/results.jsonl", "reports")
+        True
+        >>> clashes_with_reports("reports/page.html", "reports")
+        False
+    """
+    target = Path(path)
+    if not (target.name.endswith((".json", ".jsonl")) or target.name.startswith(".assay")):
+        return False
+    # Compared by resolved path: `reports/../reports` and a link to it are the same folder.
+    return os.path.realpath(target.parent) == os.path.realpath(reports_dir)
+
+
 def write_atomic(path: Path | str, data: bytes) -> None:
-    """Write `data` to `path` via a temporary file and a rename, so readers never see half."""
+    """Write `data` to `path` via a temporary file and a rename, so readers never see half.
+
+    Raises:
+        OSError: `path` is not a regular file (see `not_regular`); nothing is written.
+    """
     target = os.fspath(path)
+    kind = not_regular(target)
+    if kind is not None:
+        raise OSError(errno.EEXIST, f"{kind}, not a regular file: refusing to replace it", target)
     temporary = write_temporary(os.path.dirname(target), data)  # noqa: PTH120
     try:
         os.replace(temporary, target)  # noqa: PTH105

@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import stat
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +43,7 @@ from typing import Any
 import orjson
 
 from assay._text import escape_surrogates, path_text
-from assay.reports.files import write_atomic
+from assay.reports.files import clashes_with_reports, not_regular, write_atomic
 from assay.reports.json_report import AGGREGATE_FILE, RESULTS_FILE
 from assay.reports.load import LoadedReports, load_reports
 from assay.results import PARTIALLY_SCORED
@@ -173,36 +172,21 @@ def refused_target(target: Path | str, reports_dir: Path | str | None = None) ->
     """
     path = Path(target)
     shown = path_text(path)
-    if reports_dir is not None and _same_directory(path.parent, Path(reports_dir)):
-        name = path.name
-        if name.endswith((".json", ".jsonl")) or name.startswith(".assay"):
-            return (
-                f"cannot write JUnit XML to {shown}: a report of {path_text(reports_dir)} "
-                "has that name"
-            )
+    if reports_dir is not None and clashes_with_reports(path, reports_dir):
+        return (
+            f"cannot write JUnit XML to {shown}: a report of {path_text(reports_dir)} "
+            "has that name"
+        )
     try:
-        status = path.lstat()
-    except FileNotFoundError:
-        parent = path.parent
-        if parent.is_dir() or (reports_dir is not None and _same_directory(parent, reports_dir)):
-            return None
-        return f"cannot write JUnit XML to {shown}: no such directory {path_text(parent)}"
+        kind = not_regular(path)
     except OSError as error:
         return f"cannot write JUnit XML to {shown}: {error.strerror or error}"
-    if stat.S_ISREG(status.st_mode):
+    if kind is not None:
+        return f"cannot write JUnit XML to {shown}: it is {kind}, not a regular file"
+    parent = path.parent
+    if parent.is_dir() or (reports_dir is not None and _same_directory(parent, reports_dir)):
         return None
-    kind = _KINDS.get(stat.S_IFMT(status.st_mode), "a special file")
-    return f"cannot write JUnit XML to {shown}: it is {kind}, not a regular file"
-
-
-_KINDS = {
-    stat.S_IFDIR: "a directory",
-    stat.S_IFLNK: "a symbolic link",
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-}
+    return f"cannot write JUnit XML to {shown}: no such directory {path_text(parent)}"
 
 
 def _same_directory(one: Path, other: Path | str) -> bool:

@@ -9,10 +9,9 @@ Content-Security-Policy allows nothing but the page's own style and script (by h
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
+from assay.reports.files import write_atomic
 from assay.reports.html._page_data import Limits, page_data
 from assay.reports.html.shell import asset, embed_json, html_page
 from assay.reports.load import LoadedReports
@@ -59,17 +58,5 @@ def write_html(loaded: LoadedReports, path: Path, limits: Limits | None = None) 
         True
     """
     body = render_html(loaded, limits).encode()
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=".assay-", suffix=".html", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(body)
-        # mkstemp makes the file private; a report is as readable as any file written here.
-        umask = os.umask(0)
-        os.umask(umask)
-        Path(temporary).chmod(0o666 & ~umask)
-        Path(temporary).replace(target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(path, body)
     return len(body)
