@@ -157,6 +157,11 @@ def test_a_missing_or_unreadable_directory_exits_3_and_bad_arguments_2(
         code, _, err = compare(capsys, base, base, option, tmp_path / target)
         assert code == 3 and "not a regular file" in err, err
     assert not (tmp_path / "elsewhere.md").exists()
+    # Never onto a file of a reports directory compared (it would replace results.jsonl).
+    lines = (base / "results.jsonl").read_bytes()
+    code, _, err = compare(capsys, base, base, "--json", base / "results.jsonl")
+    assert code == 3 and "a report of" in err, err
+    assert (base / "results.jsonl").read_bytes() == lines
 
 
 @pytest.mark.reports_not_validated

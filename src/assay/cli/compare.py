@@ -106,7 +106,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         ("--json", args.json),
         ("--html", args.html),
     ):
-        refused = None if path is None else _refused_output(path)
+        refused = None if path is None else _refused_output(path, (args.base, args.new))
         if refused is not None:
             error(f"{option}: {shown(refused)}")
             return ExitCode.INPUT_ERROR
@@ -150,11 +150,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return ExitCode.OK
 
 
-def _refused_output(path: Path) -> str | None:
+def _refused_output(path: Path, reports_dirs: tuple[Path, ...]) -> str | None:
     """Why `path` cannot take an output, or None. The output is renamed into place: over a
     link, FIFO or device that would replace it rather than write where it leads, so only a
-    regular file (or a new name in an existing directory) is taken."""
-    from assay.reports.files import not_regular
+    regular file (or a new name in an existing directory) is taken, and never a file of the
+    reports directories compared."""
+    from assay.reports.files import clashes_with_reports, not_regular
+
+    for reports_dir in reports_dirs:
+        if clashes_with_reports(path, reports_dir):
+            return f"cannot write {path}: a report of {reports_dir} has that name"
 
     try:
         kind = not_regular(path)
