@@ -657,12 +657,12 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
     if isinstance(value, dict) and "scenarios" in value:
         items = value["scenarios"]
         prefix = "scenarios"
-    elif isinstance(value, dict) and isinstance(value.get("cases"), list):  # an eval set
-        items = value["cases"]
-        prefix = "cases"
         if not isinstance(items, list):
             yield ReadProblem(source, f'"scenarios" must be a list, got {json_type(items)}')
             return
+    elif isinstance(value, dict) and isinstance(value.get("cases"), list):  # an eval set
+        items = value["cases"]
+        prefix = "cases"
     elif isinstance(value, dict) and ("id" in value or is_eval_case(value)):
         yield from _object_case(value, source, Where(source))
         return
