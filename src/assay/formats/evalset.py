@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._jsonable import json_type
 from assay.formats._common import ReadProblem, jsonl_lines, parse_json, read_bytes
-from assay.records import Case, CaseTurn
-from assay.trajectory.spec import StepType
+from assay.records import Case, CaseTurn, StepType
 
 if TYPE_CHECKING:
     from assay.schema.evalset import EvalCase

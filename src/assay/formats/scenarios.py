@@ -694,13 +694,7 @@ def _catalog(path: Path) -> Iterator[Case | ReadProblem]:
 
 def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadProblem]:
     if is_eval_case(obj):  # a case of an eval set (`assay run`'s input)
-        found = eval_case(obj, source)
-        if isinstance(found, ReadProblem):
-            yield found
-            return
-        case, problems = case_of(found, source)
-        yield from problems
-        yield case
+        yield from _eval_case(obj, source)
         return
     if not isinstance(obj, dict):
         yield ReadProblem(source, f"expected a scenario object, got {json_type(obj)}")
@@ -760,6 +754,17 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
     problems: list[ReadProblem] = []
     apply_fields(case, found, errors, where, problems)
     problems += _check_rules(case, answer_rules, where)
+    yield from problems
+    yield case
+
+
+def _eval_case(obj: dict[str, Any], source: str) -> Iterator[Case | ReadProblem]:
+    """The case of an eval set's case object (`assay run`'s input), and its problems."""
+    read = eval_case(obj, source)
+    if isinstance(read, ReadProblem):
+        yield read
+        return
+    case, problems = case_of(read, source)
     yield from problems
     yield case
 

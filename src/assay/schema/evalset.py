@@ -33,8 +33,7 @@ from pydantic import (
     model_validator,
 )
 
-from assay.records import Rubric, ToolCall
-from assay.trajectory.spec import StepType, TrajectoryStep
+from assay.records import Rubric, StepType, ToolCall, TrajectoryStep
 
 __all__ = ["EvalCase", "EvalCaseFile", "EvalSetFile", "expected_step"]
 
