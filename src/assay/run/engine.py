@@ -162,6 +162,9 @@ class Engine:
         self._scorers: dict[str, Any] = {}
         self._closers: list[Any] = []
         self._criteria = {name: c for name, c in config.criteria.items()}
+        self.uncaptured: list[str] = []
+        """Runs whose case expects tool calls or nodes while nothing at all was captured
+        from the agent: the capture is probably not wired (see `capture_warning`)."""
         self.check_criteria()
 
     # Scorers.
@@ -246,6 +249,8 @@ class Engine:
                 break
             await asyncio.sleep(self.settings.retry_wait_s * 2 ** (attempts - 1))
         run = self._trajectory(unit, record, collector, conversation, replies, duration_ms, error)
+        if error_kind is None and collector.empty and _expects_steps(case):
+            self.uncaptured.append(unit.run_id)
         if error_kind is not None:
             score = Score.error(
                 "agent", error or error_kind, {"reason": error_kind}
@@ -394,6 +399,28 @@ class Engine:
 
     async def _idempotency(self, criterion: CriterionConfig, case: EvalCase) -> Score:
         raise NotImplementedError("idempotency criterion: not wired yet")
+
+
+def _expects_steps(case: EvalCase) -> bool:
+    return bool(case.expected_tools or case.expected_trajectory)
+
+
+def capture_warning(run_ids: list[str]) -> str | None:
+    """What to say when runs expected tool calls or nodes but nothing was captured.
+
+    Example:
+        >>> capture_warning(["a", "b"])[:48]
+        '2 runs expect tool calls or nodes, but nothing '
+    """
+    if not run_ids:
+        return None
+    shown = ", ".join(run_ids[:5]) + (f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else "")
+    return (
+        f"{len(run_ids)} runs expect tool calls or nodes, but nothing was captured from the "
+        "agent (no node, model or tool call): is the capture wired? Decorate the tools with "
+        "@assay.evaluation.tool, pass make_trajectory_callback(...) to the graph, or return "
+        f"the turn's messages with the reply. Runs: {shown}"
+    )
 
 
 _KIND_TEXT = {AGENT_ERROR: "agent error", INFRASTRUCTURE_ERROR: "infrastructure error"}

@@ -25,7 +25,7 @@ from typing import Any
 from assay._text import path_text
 from assay.reports.red_flags import RedFlagThresholds
 from assay.run.criteria import EvalConfig, inferred_config
-from assay.run.engine import Engine, RunSettings, Unit, UnitOutcome, units_of
+from assay.run.engine import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
 from assay.run.evalset import EvalSet
 from assay.run.output import EVALSET_FILE, RUNS_FILE, LiveReports, result_of_line
 from assay.run.report import EvalCaseResult, EvalReport, live_figures
@@ -132,6 +132,7 @@ class AgentEvaluator:
                     weights=engine.config.weights(),
                     figures=live_figures(results, engine.config.weights()),
                     repeats=_repeats(results),
+                    warnings=_warnings(engine),
                 )
             return await _evaluate_into(
                 engine, cases, units, Path(reports_dir), resume, view, on_result, source=source
@@ -199,7 +200,10 @@ async def _evaluate_into(
                 interrupted=interrupted,
                 options=_options(engine, directory, units, cases, source),
                 scorers=_scorer_runs(engine),
-                problems=[],
+                problems=[
+                    {"source": f"agent {engine.agent.name}", "reason": warning}
+                    for warning in _warnings(engine)
+                ],
             )
     results = reports.results(units)
     for unit in units:
@@ -214,6 +218,8 @@ async def _evaluate_into(
         repeats=getattr(summary, "repeats", None) or _repeats(results),
         interrupted=summary.interrupted,
         summary=summary,
+        reports_dir=directory,
+        warnings=_warnings(engine),
     )
 
 
@@ -224,6 +230,11 @@ def _repeats(results: Sequence[Any]) -> dict[str, Any] | None:
     except ImportError:
         return None
     return repeats.repeat_section(results)  # type: ignore[no-any-return]
+
+
+def _warnings(engine: Engine) -> list[str]:
+    warning = capture_warning(engine.uncaptured)
+    return [] if warning is None else [warning]
 
 
 def _check_ids(cases: Sequence[EvalCase]) -> None:
