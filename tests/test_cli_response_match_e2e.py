@@ -26,7 +26,9 @@ def _turn(text: str, turn: int | None = None) -> dict[str, object]:
     return step
 
 
-def _run(run_id: str, scenario_id: str, answer: str, turns: list[dict[str, object]]) -> dict[str, object]:
+def _run(
+    run_id: str, scenario_id: str, answer: str, turns: list[dict[str, object]]
+) -> dict[str, object]:
     return {
         "run_id": run_id,
         "scenario_id": scenario_id,
