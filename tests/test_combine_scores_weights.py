@@ -89,3 +89,10 @@ def test_weights_move_the_value_between_the_parts_and_never_the_verdict(
     assert min(values) - 1e-9 <= weighted.value <= max(values) + 1e-9
     if all(weights.get(score.scorer, 1.0) == 1.0 for score in scores):
         assert weighted.value == pytest.approx(plain.value)
+
+
+def test_tiny_weights_do_not_underflow_to_nothing() -> None:
+    combined = combine_scores([B], weights={"trajectory": 5e-324})
+    assert combined.value == 0.5
+    both = combine_scores([A, B], weights={"tool_name_match": 5e-324, "trajectory": 5e-324})
+    assert both.value == pytest.approx(0.75)

@@ -289,10 +289,13 @@ def combine_scores(parts: list[Score], weights: Mapping[str, float] | None = Non
         value = sum(part.value or 0.0 for part in scored) / len(scored)
     else:
         weight_of = details["weights"]
-        total = sum(weight_of[part.scorer] for part in scored)
-        if total > 0:
-            weighted = sum(weight_of[part.scorer] * (part.value or 0.0) for part in scored)
-            value = min(1.0, max(0.0, weighted / total))
+        top = max(weight_of[part.scorer] for part in scored)
+        if top > 0:
+            # Weights relative to the largest, so that tiny weights do not underflow to 0.
+            relative = [weight_of[part.scorer] / top for part in scored]
+            values = [part.value or 0.0 for part in scored]
+            weighted = sum(w * v for w, v in zip(relative, values, strict=True))
+            value = min(1.0, max(0.0, weighted / sum(relative)))
         else:  # the verdict still stands; only the mean has nothing to weigh by
             value = sum(part.value or 0.0 for part in scored) / len(scored)
             details["weights_note"] = "every scored part weighs 0: the value is their plain mean"
