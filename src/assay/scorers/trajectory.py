@@ -66,7 +66,8 @@ def trajectory(
             only).
         overrides: Per-tool argument rules (see `check_trajectory`).
         threshold: Score at or above which the check passes, for scenarios that set no
-            `trajectory_threshold`; None: only a full match passes.
+            `trajectory_threshold`; None: only a full match passes. A scenario with only
+            `expected_tools` always needs every tool called.
 
     Raises:
         ValueError: an unknown mode or argument mode, or a threshold outside 0..1 (checked
