@@ -376,8 +376,6 @@ class Engine:
     ) -> Score:
         scorer_name = criterion.scorer_name or name
         scorer = self._scorer(name, criterion)
-        if criterion.threshold is not None and scorer_name == "trajectory":
-            case = dataclasses.replace(case, trajectory_threshold=criterion.threshold)
         if is_async_scorer(scorer_name):
             score: Score = await scorer.score_async(case, run)
         else:
@@ -409,7 +407,7 @@ def capture_warning(run_ids: list[str]) -> str | None:
     """What to say when runs expected tool calls or nodes but nothing was captured.
 
     Example:
-        >>> capture_warning(["a", "b"])[:48]
+        >>> capture_warning(["a", "b"])[:47]
         '2 runs expect tool calls or nodes, but nothing '
     """
     if not run_ids:
@@ -429,7 +427,7 @@ _KIND_TEXT = {AGENT_ERROR: "agent error", INFRASTRUCTURE_ERROR: "infrastructure 
 def _combined(parts: list[Score], weights: Mapping[str, float]) -> Score:
     if len(parts) == 1:
         return parts[0]
-    return combine_scores(parts)
+    return combine_scores(parts, weights)
 
 
 def _set_repeat(result: CaseResult, repeat: int) -> None:
