@@ -1,9 +1,11 @@
-"""Console output of `assay evaluate`: a progress bar while it runs, a summary table at the end."""
+"""Console output of `assay evaluate` and `assay run`: a progress bar while it runs, a summary
+table at the end."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
@@ -127,12 +129,47 @@ def _summary_console(file: IO[str] | None) -> Console:
 def _print_summary(
     console: Console, summary: RunSummary, reports_dir: Path, *, verbose: bool
 ) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     def cell(value: object) -> Text:
         # A Text, not a str: rich would read markup in a str ("[/]" in a runner's name).
         return Text(shown(value))
+
+    if summary.live:
+        console.print(_live_table(summary))
+    else:
+        console.print(_totals_table(summary))
+    _print_details(console, summary, reports_dir, verbose=verbose, cell=cell)
+
+
+def _live_table(summary: RunSummary) -> Any:
+    """The headline figures of a live evaluation (`assay run`): every run counts, failed
+    runs included, and failures are counted by kind."""
+    from rich.table import Table
+
+    live, totals = summary.live, summary.totals
+    table = Table(title="assay run", show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rate, score = live.get("pass_rate"), live.get("overall_score")
+    errors = live.get("errors") or {}
+    table.add_row("runs", f"{live.get('runs', 0)}" + (
+        f" of {live['units']}" if live.get("units", 0) != live.get("runs", 0) else ""))
+    table.add_row("  passed", str(live.get("passed", 0)))
+    table.add_row("  failed", str(totals["failed"]))
+    table.add_row("  no verdict", str(totals["unscored"]))
+    table.add_row("  agent errors", str(errors.get("agent_error", 0)))
+    table.add_row("  timeouts", str(errors.get("timeout", 0)))
+    table.add_row("  infrastructure errors", str(errors.get("infrastructure_error", 0)))
+    if errors.get("evaluation_error"):
+        table.add_row("  with a criterion not checked", str(errors["evaluation_error"]))
+    table.add_row("pass rate (of all runs)", "n/a" if rate is None else f"{rate:.1%}")
+    table.add_row("overall score (weighted)", "n/a" if score is None else f"{score:.3f}")
+    return table
+
+
+def _totals_table(summary: RunSummary) -> Any:
+    from rich.table import Table
 
     totals = summary.totals
     table = Table(title="assay evaluate", show_header=False, title_justify="left")
@@ -161,8 +198,22 @@ def _print_summary(
     table.add_row("scenarios without runs", str(totals["scenarios_without_runs"]))
     if summary.scenario_problems:
         table.add_row("ground-truth problems", str(len(summary.scenario_problems)))
-    console.print(table)
+    return table
 
+
+def _print_details(
+    console: Console,
+    summary: RunSummary,
+    reports_dir: Path,
+    *,
+    verbose: bool,
+    cell: Callable[[object], Any],
+) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    totals = summary.totals
+    partial = totals.get("partially_scored", 0)
     if len(summary.by_runner_model) > 1:
         breakdown = Table(title="by runner and model", title_justify="left")
         columns = ["runner", "model", "scored", "passed", "pass rate", "mean score"]
