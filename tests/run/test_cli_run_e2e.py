@@ -217,3 +217,34 @@ def test_kill_9_then_resume_gives_the_uninterrupted_aggregate(project: Path) -> 
     run_ids = [line["run_id"] for line in _lines(project / "cut" / "runs.jsonl")]
     assert sorted(run_ids) == sorted(line["run_id"] for line in _lines(results))
     assert len(run_ids) == len(set(run_ids)) == 48
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_or_ctrl_c_keeps_what_finished_and_resume_finishes(
+    project: Path, signum: int
+) -> None:
+    cases = [{"eval_id": f"c{i:02d}", "user_query": "weather in Paris?",
+              "expected_tools": ["get_weather"]} for i in range(40)]
+    _write_set(project, cases)
+    command = [sys.executable, "-m", "assay", "run", "my_agent.py:agent", "cases.jsonl",
+               "--concurrency", "2", "-q", "--no-progress", "--reports-dir", "out"]
+    env = {**os.environ, "AGENT_DELAY": "0.1"}
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
+    results = project / "out" / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_bytes().count(b"\n") >= 4:
+            break
+        time.sleep(0.01)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 4, err
+    assert b"--resume" in err
+    aggregate = json.loads((project / "out" / "_aggregate.json").read_text())
+    finished = len(_lines(results))
+    assert aggregate["interrupted"] is True
+    assert aggregate["live"]["finished"] == aggregate["live"]["runs"] == finished < 40
+    assert subprocess.run([*command, "--resume"], env=env, check=False,
+                          timeout=120).returncode == 0
+    aggregate = json.loads((project / "out" / "_aggregate.json").read_text())
+    assert aggregate["interrupted"] is False and aggregate["live"]["passed"] == 40
