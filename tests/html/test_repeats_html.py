@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from assay.cli.main import main
 from assay.reports.html import Limits
 from assay.reports.html._page_data import page_data
 from assay.reports.html.render import write_html
@@ -79,4 +80,27 @@ def test_the_browser_shows_the_repeats_table_and_column(
     opened.rows().first.click()
     detail = page.locator('[data-testid="case-detail"]').text_content()
     assert detail is not None and "repeat 1 ·" in detail
+    assert opened.console == []
+
+
+def test_the_comparison_page_shows_each_sides_repeats(tmp_path: Path, open_report: Any) -> None:
+    write_reports(tmp_path / "base", results_of({"weather": "PFP", "<i>x</i>": "PPP"}))
+    write_reports(tmp_path / "new", results_of({"weather": "PPP", "<i>x</i>": "PFP"}))
+    page_file = tmp_path / "compare.html"
+    assert main(["compare", str(tmp_path / "base"), str(tmp_path / "new"),
+                 "--html", str(page_file)]) == 0  # fmt: skip
+    opened = open_report(page_file)
+    page = opened.page
+    table = page.locator('[data-testid="repeats"]')
+    assert table.locator('tr[data-figure="pass@1"] td').all_text_contents() == [
+        "pass@1", "83.3%", "83.3%"
+    ]  # fmt: skip
+    assert table.locator('tr[data-figure="flaky cases"] td').all_text_contents() == [
+        "flaky cases", "1", "1"
+    ]  # fmt: skip
+    changes = page.locator('[data-testid="flaky-change"]').all_text_contents()
+    assert changes == ["newly flaky (1): <i>x</i>", "no longer flaky (1): weather"]
+    assert page.get_by_text("Runs are matched by scenario and repeat").count() == 1
+    rows = page.locator('[data-testid="change-row"]')
+    assert rows.count() == 6
     assert opened.console == []
