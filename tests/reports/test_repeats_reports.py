@@ -116,3 +116,12 @@ def test_the_schemas_describe_the_repeat_and_the_section() -> None:
     assert "repeats" not in aggregate["required"]  # absent for offline evaluations
     section = aggregate["$defs"]["Repeats"]["properties"]
     assert {"n", "cases", "pass_at_k", "pass_hat_k", "mean_score", "ci95", "flaky"} <= set(section)
+
+
+def test_the_section_from_results_is_the_aggregates(tmp_path: Path) -> None:
+    from assay.reports.repeats import repeat_section
+
+    results = [*results_of({"a": "PFEU", "b": "PPPF"}), repeat_result("c", None, "P")]
+    summary = write_reports(tmp_path / "out", results)
+    assert repeat_section(results) == summary.repeats
+    assert repeat_section([repeat_result("c", None, "P")]) is None

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from assay.results import CaseResult, ScoreStatus
+
 __all__ = [
     "DIGITS",
     "RepeatRecord",
@@ -34,6 +36,7 @@ __all__ = [
     "mean_ci95",
     "pass_at_k",
     "pass_hat_k",
+    "repeat_section",
     "summarize_repeats",
     "t_quantile_975",
 ]
@@ -281,6 +284,32 @@ def summarize_repeats(records: Iterable[RepeatRecord]) -> dict[str, Any] | None:
         "flaky": [case["scenario_id"] for case in cases if case["flaky"]],
         "duplicates": [[case, repeat] for case, repeat in sorted(duplicates)],
     }
+
+
+def repeat_section(results: Iterable[CaseResult]) -> dict[str, Any] | None:
+    """`summarize_repeats` of the results that are repetitions of a live run (a `repeat`
+    set); None when none is. A result not scored (error, unscored) did not pass.
+
+    Example:
+        >>> from assay.results import OpsMetrics, Score
+        >>> def run(k, score):
+        ...     return CaseResult("a", f"a#{k}", None, None, None, "x", score, OpsMetrics(),
+        ...                       repeat=k)
+        >>> section = repeat_section([run(1, Score.scored("s", 1.0, passed=True)),
+        ...                           run(2, Score.error("s", "agent raised"))])
+        >>> section["pass_at_k"], section["not_scored"], section["flaky"]
+        ({'1': 0.5, '2': 1.0}, 1, ['a'])
+    """
+    return summarize_repeats(
+        RepeatRecord(
+            result.scenario_id,
+            result.repeat,
+            bool(result.score.passed) if result.score.status is ScoreStatus.SCORED else None,
+            result.score.value if result.score.status is ScoreStatus.SCORED else None,
+        )
+        for result in results
+        if result.repeat is not None
+    )
 
 
 def _rank(record: RepeatRecord) -> tuple[int, float]:
