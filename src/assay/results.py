@@ -192,6 +192,9 @@ class CaseResult:
     expected_answer: Any = None
     """The scenario's gold answer as written (None when it has none), so that a report can be
     read without its ground truth: in the per-run report only, not in `results.jsonl`."""
+    repeat: int | None = None
+    """1-based index of this repetition of a live run (`assay run --repeat K`); None for a run
+    that was not run live (`assay evaluate`), and then absent from the reports."""
 
     def parts(self) -> list[Score]:
         """The scores of the individual scorers (just `score` when only one ran)."""
@@ -222,6 +225,7 @@ class CaseResult:
             "source": self.source,
             **({"scores": [part.to_report() for part in self.scores]} if self.scores else {}),
             **({} if self.expected_answer is None else {"expected_answer": self.expected_answer}),
+            **({} if self.repeat is None else {"repeat": self.repeat}),
         }
 
 
@@ -412,6 +416,10 @@ class RunSummary:
     live: dict[str, Any] = field(default_factory=dict)
     """A live evaluation's figures (`assay run`): runs, passed, pass rate over every run,
     overall score, failed runs by kind, per-criterion figures and weights; empty offline."""
+    repeats: dict[str, Any] | None = None
+    """pass@k, pass^k, mean score with its interval and the flaky cases of the runs that were
+    repetitions of a live run (see `assay.reports.repeats.summarize_repeats`); None when no
+    run was (an offline evaluation), and then absent from `_aggregate.json`."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -444,4 +452,5 @@ class RunSummary:
             "scenario_problems": self.scenario_problems,
             "worst_failures": self.worst_failures,
             **({"live": self.live} if self.live else {}),
+            **({} if self.repeats is None else {"repeats": self.repeats}),
         }

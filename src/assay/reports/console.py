@@ -51,6 +51,66 @@ _KIND_TITLES = {
 }
 
 
+_FLAKY_LIMIT = 10
+"""Without -v, how many flaky case ids the summary names before "… and N more"."""
+
+
+def repeats_summary(
+    section: dict[str, Any], *, flaky_limit: int | None = _FLAKY_LIMIT, more_note: str = ""
+) -> list[str]:
+    """The lines that show the `repeats` section of an aggregate: repetitions per case,
+    pass@1, pass@n and pass^n (n the smallest repetition count), the mean score with its
+    interval, and the flaky cases (at most `flaky_limit` named, None names all; `more_note`
+    follows the count of those left out). Case ids are made safe to print (`shown`).
+
+    Example:
+        >>> section = {"n": 3, "n_max": 3, "runs": 6, "not_scored": 1,
+        ...            "cases": [{}, {}], "pass_at_k": {"1": 0.5, "2": 0.666667, "3": 0.75},
+        ...            "pass_hat_k": {"1": 0.5, "2": 0.333333, "3": 0.25},
+        ...            "mean_score": 0.5, "ci95": [0.1, 0.9], "flaky": ["a", "b", "c"]}
+        >>> for line in repeats_summary(section, flaky_limit=2):
+        ...     print(line)
+        3 repetitions of 2 cases (6 runs, 1 not scored)
+        pass@1 50.0%  pass@3 75.0%  pass^3 25.0%
+        mean score 0.500 [95% CI 0.100, 0.900]
+        flaky (3): a, b … and 1 more
+    """
+    n, n_max = section.get("n"), section.get("n_max")
+    cases = section.get("cases") or []
+    counted = f"{n}" if n == n_max else f"{n} to {n_max}"
+    not_scored = section.get("not_scored") or 0
+    lines = [
+        f"{counted} repetitions of {len(cases)} case{'s' if len(cases) != 1 else ''} "
+        f"({section.get('runs')} runs"
+        + (f", {not_scored} not scored)" if not_scored else ")")
+    ]
+    at, hat = section.get("pass_at_k") or {}, section.get("pass_hat_k") or {}
+    figures = [f"pass@1 {_percent(at.get('1'))}"]
+    if n != 1:
+        figures.append(f"pass@{n} {_percent(at.get(str(n)))}")
+        figures.append(f"pass^{n} {_percent(hat.get(str(n)))}")
+    lines.append("  ".join(figures))
+    mean, ci = section.get("mean_score"), section.get("ci95")
+    if mean is not None:
+        lines.append(
+            f"mean score {mean:.3f}"
+            + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if isinstance(ci, list) else "")
+        )
+    flaky = [shown(case) for case in section.get("flaky") or []]
+    named = flaky if flaky_limit is None else flaky[:flaky_limit]
+    more = len(flaky) - len(named)
+    lines.append(
+        f"flaky ({len(flaky)}): "
+        + (", ".join(named) if named else "none")
+        + (f" … and {more} more{more_note}" if more else "")
+    )
+    return lines
+
+
+def _percent(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
 class Progress:
     """A rich progress counter on stderr, or nothing when disabled (not a terminal, -q)."""
 
@@ -268,6 +328,16 @@ def _print_details(
             f"{usage['input_tokens'] + usage['output_tokens']:,} tokens, {cost}",
             markup=False,
         )
+
+    if summary.repeats:
+        lines = repeats_summary(
+            summary.repeats,
+            flaky_limit=None if verbose else _FLAKY_LIMIT,
+            more_note=" (-v lists all)",
+        )
+        console.print("[bold]repeats[/bold]")
+        for line in lines:
+            console.print(f"  {line}", markup=False, soft_wrap=True)
 
     flags = summary.red_flags.get("flags", [])
     raised = [flag for flag in flags if flag["status"] == "raised"]

@@ -110,6 +110,8 @@ class Unit:
     """1-based index of the repetition."""
     run_id: str
     """`eval_id` when each case runs once, `eval_id#repeat` when cases are repeated."""
+    of: int = 1
+    """How many times each case runs."""
 
 
 def units_of(cases: Iterable[EvalCase], repeat: int = 1) -> list[Unit]:
@@ -122,7 +124,7 @@ def units_of(cases: Iterable[EvalCase], repeat: int = 1) -> list[Unit]:
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     return [
-        Unit(case, k, case.eval_id if repeat == 1 else f"{case.eval_id}#{k}")
+        Unit(case, k, case.eval_id if repeat == 1 else f"{case.eval_id}#{k}", repeat)
         for case in cases
         for k in range(1, repeat + 1)
     ]
@@ -277,8 +279,8 @@ class Engine:
             source=run.source,
             scores=parts,
             expected_answer=record.expected_answer,
+            repeat=unit.repeat if unit.of > 1 else None,
         )
-        _set_repeat(result, unit.repeat)
         if self.user_collector is not None:
             self.user_collector.reset()
             self.user_collector.extend(collector)
@@ -428,11 +430,6 @@ def _combined(parts: list[Score], weights: Mapping[str, float]) -> Score:
     if len(parts) == 1:
         return parts[0]
     return combine_scores(parts, weights)
-
-
-def _set_repeat(result: CaseResult, repeat: int) -> None:
-    if "repeat" in CaseResult.__dataclass_fields__:
-        result.repeat = repeat  # type: ignore[attr-defined]
 
 
 def is_infrastructure_error(exc: BaseException) -> bool:

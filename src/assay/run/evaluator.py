@@ -24,6 +24,7 @@ from typing import Any
 
 from assay._text import path_text
 from assay.reports.red_flags import RedFlagThresholds
+from assay.results import CaseResult
 from assay.run.criteria import EvalConfig, inferred_config
 from assay.run.engine import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
 from assay.run.evalset import EvalSet
@@ -205,7 +206,6 @@ async def _evaluate_into(
                     for warning in _warnings(engine)
                 ],
             )
-    results = reports.results(units)
     for unit in units:
         if unit.run_id not in views and unit.run_id in reports.lines:
             kept = result_of_line(reports.lines[unit.run_id])
@@ -215,7 +215,7 @@ async def _evaluate_into(
         [views[u.run_id] for u in units if u.run_id in views],
         weights=engine.config.weights(),
         figures=summary.live,
-        repeats=getattr(summary, "repeats", None) or _repeats(results),
+        repeats=summary.repeats,
         interrupted=summary.interrupted,
         summary=summary,
         reports_dir=directory,
@@ -223,13 +223,11 @@ async def _evaluate_into(
     )
 
 
-def _repeats(results: Sequence[Any]) -> dict[str, Any] | None:
-    """The repetition statistics, when the reports know how to compute them."""
-    try:
-        from assay.reports import repeats  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return repeats.repeat_section(results)  # type: ignore[no-any-return]
+def _repeats(results: Sequence[CaseResult]) -> dict[str, Any] | None:
+    """pass@k, pass^k and flaky cases, when cases were repeated (None otherwise)."""
+    from assay.reports.repeats import repeat_section
+
+    return repeat_section(results)
 
 
 def _warnings(engine: Engine) -> list[str]:
