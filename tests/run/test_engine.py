@@ -297,3 +297,29 @@ def test_node_steps_of_the_trajectory_are_checked_in_order() -> None:
     bad = EvalCase.single_turn("bad", "?", expected_trajectory=list(reversed(expected)))
     report = AgentEvaluator(agent, config=config).evaluate_sync([good, bad])
     assert [case.passed for case in report.cases] == [True, False]
+
+
+def test_repetitions_give_hand_computed_pass_at_k_and_pass_hat_k(tmp_path: Any) -> None:
+    calls: dict[str, int] = {}
+
+    async def agent(messages: list[dict[str, Any]]) -> str:
+        text = messages[-1]["content"]
+        calls[text] = calls.get(text, 0) + 1
+        if text == "flaky" and calls[text] % 2 == 0:
+            return "wrong"
+        return "right"
+
+    cases = [EvalCase.single_turn(name, name, expected_response="right")
+             for name in ("flaky", "steady")]
+    report = AgentEvaluator(agent, num_runs=4).evaluate_sync(cases, reports_dir=tmp_path)
+    assert [case.run_id for case in report.cases][:2] == ["flaky#1", "flaky#2"]
+    assert [case.passed for case in report.cases] == [True, False, True, False] + [True] * 4
+    repeats = report.repeats
+    assert repeats is not None and repeats["flaky"] == ["flaky"]
+    # flaky: n=4, c=2: pass@2 = 1 - C(2,2)/C(4,2) = 5/6, pass^2 = C(2,2)/C(4,2) = 1/6;
+    # steady: 1 and 1. Averaged over the two cases:
+    assert repeats["pass_at_k"]["1"] == pytest.approx(0.75)
+    assert repeats["pass_at_k"]["2"] == pytest.approx((5 / 6 + 1) / 2, abs=1e-6)
+    assert repeats["pass_hat_k"]["2"] == pytest.approx((1 / 6 + 1) / 2, abs=1e-6)
+    assert repeats["pass_at_k"]["4"] == 1.0 and repeats["pass_hat_k"]["4"] == 0.5
+    assert "flaky: flaky" in report.format_summary()
