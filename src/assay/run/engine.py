@@ -162,6 +162,7 @@ class Engine:
         """A collector the user wired into the agent: after each unit it holds that unit's
         record (as the seed's API shows it), while every unit records into its own."""
         self._scorers: dict[str, Any] = {}
+        self._clients: dict[str, Any] = {}
         self._closers: list[Any] = []
         self._criteria = {name: c for name, c in config.criteria.items()}
         self.uncaptured: list[str] = []
@@ -200,9 +201,12 @@ class Engine:
         return options
 
     async def aclose(self) -> None:
-        """Close the model clients of the criteria that asked a model."""
-        for scorer in self._closers:
-            await scorer.aclose()
+        """Close the model clients of the criteria (and of assay's own agent) that asked a
+        model."""
+        for owner in [*self._closers, self.agent]:
+            close = getattr(owner, "aclose", None)
+            if close is not None:
+                await close()
 
     # Running.
 
@@ -395,10 +399,75 @@ class Engine:
         return score
 
     async def _simulate(self, criterion: CriterionConfig, case: EvalCase) -> Score:
-        raise NotImplementedError("simulation criterion: not wired yet")
+        """A simulated user with the criterion's persona talks to the agent (opening with the
+        case's first message), then a judge says which goals were met."""
+        from assay.run.simulation import SimulationSpec, run_simulation
+
+        options = criterion.options
+        spec = SimulationSpec(
+            persona=str(options["persona"]),
+            max_turns=int(options.get("max_turns", 5)),
+            goals=tuple(options.get("goals") or ()),
+            model=options.get("model"),
+            first_message=case.user_messages()[0],
+        )
+        model, client = self._model_client("simulation", options.get("model"))
+        try:
+            with capturing(TrajectoryCollector()):
+                async with asyncio.timeout(self.settings.timeout_s):
+                    score, outcome = await run_simulation(
+                        self.agent, spec, client=client, model=model, config=case.config or {}
+                    )
+        except TimeoutError:
+            return Score.error(
+                "simulation", f"the simulation ran past {self.settings.timeout_s:g} s",
+                {"reason": TIMEOUT},
+            )
+        except Exception as exc:
+            return _failed("simulation", exc)
+        score.details.setdefault("simulation", outcome.details())
+        return score
 
     async def _idempotency(self, criterion: CriterionConfig, case: EvalCase) -> Score:
-        raise NotImplementedError("idempotency criterion: not wired yet")
+        """The case's messages sent twice under one idempotency key (a capture of its own)."""
+        from assay.run.idempotency import check_idempotency
+
+        conversation = [{"role": "user", "content": text} for text in case.user_messages()]
+        try:
+            with capturing(TrajectoryCollector()):
+                async with asyncio.timeout(self.settings.timeout_s):
+                    return await check_idempotency(self.agent, conversation, case.config or {})
+        except TimeoutError:
+            return Score.error(
+                "idempotency", f"the two calls ran past {self.settings.timeout_s:g} s",
+                {"reason": TIMEOUT},
+            )
+        except Exception as exc:
+            return _failed("idempotency", exc)
+
+    def _model_client(self, purpose: str, model: str | None) -> tuple[str, Any]:
+        """The model and a client for a criterion that talks to a model itself (the simulated
+        user): the judge flags' client settings, one client per model for the evaluation."""
+        from assay.scorers._judge_client import default_client_factory
+
+        settings = self.settings.judge_options
+        shared = settings.get(purpose) or settings.get("llm_judge") or {}
+        chosen = model or shared.get("model") or judge_model()
+        client = self._clients.get(chosen)
+        if client is None:
+            client_options = dict(shared.get("client_options") or {})
+            client = default_client_factory(chosen, **client_options)()
+            self._clients[chosen] = client
+            self._closers.append(client)
+        return chosen, client
+
+
+def _failed(check: str, exc: Exception) -> Score:
+    """The error of a check that drives the agent itself, when the agent (or its model
+    server) failed during it."""
+    kind = INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
+    text = f"{_KIND_TEXT[kind]}: {type(exc).__name__}: {exc}"
+    return Score.error(check, text[:500], {"reason": kind})
 
 
 def _expects_steps(case: EvalCase) -> bool:
