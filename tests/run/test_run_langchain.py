@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -345,8 +347,11 @@ def test_a_tool_that_runs_an_agent_is_captured_inside() -> None:
     ]
 
 
-def test_fifty_concurrent_cases_never_mix_steps() -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["handler-per-turn", "one-bound-handler"])
+def test_fifty_concurrent_cases_never_mix_steps(shared: bool) -> None:
     graph = ask(ConversationModel(responses=[]), [get_weather])
+    if shared:  # one handler bound to the graph serves every case, each into its own capture
+        graph = graph.with_config(callbacks=[make_trajectory_callback()])
     agent = RunnableAgent(graph)
     cities = [f"City{i}" for i in range(50)]
 
@@ -509,3 +514,9 @@ def test_as_agent_runs_a_compiled_graph_through_this_adapter() -> None:
     agent = as_agent(ask(weather_script(), [get_weather]))
     assert isinstance(agent, RunnableAgent)
     assert agent.name == "LangGraph"
+
+
+def test_the_agent_protocol_imports_no_langchain() -> None:
+    code = "import sys, assay.run.agents; print(any(m.startswith('lang') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
