@@ -148,7 +148,7 @@ def _build() -> Any:
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
-    return builder.compile(name="weather-agent")
+    return builder.compile()
 
 
 graph = _build()

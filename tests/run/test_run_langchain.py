@@ -187,7 +187,7 @@ def test_the_reply_carries_the_turns_messages_openai_style() -> None:
                 }
             ],
         },
-        {"role": "tool", "name": "get_weather", "tool_call_id": "c1", "content": "sunny in Paris"},
+        {"role": "tool", "content": "sunny in Paris", "tool_call_id": "c1", "name": "get_weather"},
         {"role": "assistant", "content": "It is sunny in Paris."},
     ]
 
@@ -450,8 +450,8 @@ def test_a_graph_without_messages_in_its_state_is_refused_clearly() -> None:
         answer: str
 
     builder = StateGraph(Form)
-    builder.add_node("answer", lambda state: {"answer": "42"})
-    builder.add_edge(START, "answer")
+    builder.add_node("reply", lambda state: {"answer": "42"})
+    builder.add_edge(START, "reply")
     graph = builder.compile()
 
     with pytest.raises(GraphInputError) as raised:

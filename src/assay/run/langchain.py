@@ -33,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,8 +44,8 @@ from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
+    ToolMessage,
     convert_to_messages,
-    convert_to_openai_messages,
 )
 from langchain_core.outputs import ChatGeneration, LLMResult
 
@@ -135,10 +136,13 @@ class TrajectoryCallbackHandler(BaseCallbackHandler):
         self._tasks[run_id] = task
         if task is None or self._task_of_run(parent_run_id) == task:
             return
+        assert metadata is not None  # a task is only read from metadata
+        node = str(metadata["langgraph_node"])
+        if node.startswith("__") and node.endswith("__"):
+            return  # LangGraph's own steps (`__start__` in older versions), not the user's nodes
         collector = self._target()
         if collector is not None:
-            assert metadata is not None  # a task is only read from metadata
-            collector.enter_node(str(metadata["langgraph_node"]))
+            collector.enter_node(node)
 
     def on_chain_end(
         self,
@@ -285,6 +289,9 @@ class TrajectoryCallbackHandler(BaseCallbackHandler):
         started = self._tools.pop(run_id, None)
         if started is not None:
             collector, call = started
+            if call.call_id is None:  # older langchain-core gives the id only with the result
+                call_id = getattr(output, "tool_call_id", None)
+                call.call_id = call_id if isinstance(call_id, str) else None
             collector.finish_tool(call, _result_of(output))
 
     def on_tool_error(
@@ -299,6 +306,9 @@ class TrajectoryCallbackHandler(BaseCallbackHandler):
         started = self._tools.pop(run_id, None)
         if started is not None:
             collector, call = started
+            call_id = kwargs.get("tool_call_id")
+            if call.call_id is None and isinstance(call_id, str):
+                call.call_id = call_id
             collector.finish_tool(call, error=f"{type(error).__name__}: {error}"[:500])
 
 
@@ -545,7 +555,44 @@ def _reply_of_state(value: Any) -> AgentReply:
     return AgentReply(content, _openai_messages(turn))
 
 
+_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+
+
 def _openai_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    converted = convert_to_openai_messages(list(messages), text_format="string")
-    items = converted if isinstance(converted, list) else [converted]
-    return [jsonable(item) for item in items]
+    """Messages as OpenAI-style dicts: role, text content, an assistant's `tool_calls` (with
+    JSON-text arguments) and a tool result's `tool_call_id` and `name`.
+
+    Example:
+        >>> from langchain_core.messages import ToolMessage
+        >>> _openai_messages([
+        ...     AIMessage("", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "c1"}]),
+        ...     ToolMessage("42", tool_call_id="c1", name="f")])
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [{'role': 'assistant', 'content': '', 'tool_calls': [{'id': 'c1', 'type': 'function',
+          'function': {'name': 'f', 'arguments': '{"x": 1}'}}]},
+         {'role': 'tool', 'content': '42', 'tool_call_id': 'c1', 'name': 'f'}]
+    """
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        item: dict[str, Any] = {
+            "role": _ROLES.get(message.type, message.type),
+            "content": message_text(message),
+        }
+        if isinstance(message, AIMessage) and message.tool_calls:
+            item["tool_calls"] = [
+                {
+                    "id": call.get("id"),
+                    "type": "function",
+                    "function": {
+                        "name": call["name"],
+                        "arguments": json.dumps(_json_value(call["args"]), ensure_ascii=False),
+                    },
+                }
+                for call in message.tool_calls
+            ]
+        if isinstance(message, ToolMessage):
+            item["tool_call_id"] = message.tool_call_id
+            if message.name:
+                item["name"] = message.name
+        converted.append(jsonable(item))
+    return converted
