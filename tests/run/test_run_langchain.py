@@ -462,6 +462,18 @@ def test_a_graph_without_messages_in_its_state_is_refused_clearly() -> None:
     assert "MessagesState" in message
 
 
+def test_a_conversation_langchain_cannot_read_is_refused_clearly() -> None:
+    with pytest.raises(GraphInputError, match="cannot be sent as LangChain messages"):
+        respond(RunnableLambda(lambda state: "x"), [{"role": "tool", "content": "orphan"}])
+
+
+def test_messages_that_are_not_chat_messages_are_an_unreadable_reply() -> None:
+    with pytest.raises(AgentReplyError, match="not chat messages"):
+        respond(RunnableLambda(lambda state: {"messages": [{"role": "robot"}]}), user("hi"))
+    with pytest.raises(AgentReplyError, match="not a list of messages"):
+        respond(RunnableLambda(lambda state: {"messages": 3}), user("hi"))
+
+
 def test_an_output_without_a_reply_says_what_came_back() -> None:
     runnable = RunnableLambda(lambda state: {"answer": "42", "score": 1})
     with pytest.raises(AgentReplyError) as raised:

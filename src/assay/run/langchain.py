@@ -408,7 +408,8 @@ def message_text(message: BaseMessage) -> str:
 
 
 class GraphInputError(TypeError):
-    """The graph's input is not `messages`-shaped, so assay cannot send it a conversation."""
+    """The graph's input is not `messages`-shaped (or the conversation cannot be made into
+    LangChain messages), so assay cannot send it the conversation."""
 
 
 class RunnableAgent:
@@ -442,7 +443,12 @@ class RunnableAgent:
         if not self._checked:
             _check_input(self.graph)
             self._checked = True
-        messages = convert_to_messages([dict(message) for message in conversation])
+        try:
+            messages = convert_to_messages([dict(message) for message in conversation])
+        except Exception as exc:  # LangChain says which message and why
+            raise GraphInputError(
+                f"the conversation cannot be sent as LangChain messages: {exc}"
+            ) from exc
         state = {"messages": messages}
         run_config, added = _with_handler(self.graph, config)
         if callable(getattr(self.graph, "ainvoke", None)):
@@ -542,7 +548,7 @@ def _reply_of_state(value: Any) -> AgentReply:
         )
     try:
         messages = convert_to_messages(value)
-    except (ValueError, TypeError, NotImplementedError) as exc:
+    except Exception as exc:  # LangChain says which message and why
         raise AgentReplyError(
             f"the graph returned `messages` that are not chat messages: {exc}"
         ) from exc
