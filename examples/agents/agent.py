@@ -5,7 +5,7 @@ answers from what they return. The tools are decorated with assay's `tool`, so e
 arguments and result, lands in the trajectory of the case that is running.
 
 It has two faults on purpose, so the eval set next to it shows a failure and a timeout:
-- asked about Tokyo, it answers from a stale guess without calling `get_weather` (wrong);
+- asked about Tokyo, it looks up Kyoto instead, and answers wrongly;
 - asked to plan a trip, it hangs for a minute (`--timeout 2` records a timeout).
 
 Run it:
@@ -25,6 +25,7 @@ WEATHER = {
     "london": "rainy, 14°C",
     "tokyo": "cloudy, 18°C",
     "oslo": "snowing, -3°C",
+    "kyoto": "sunny, 24°C",
 }
 
 # Units of the second currency for one unit of the first.
@@ -61,10 +62,8 @@ async def agent(messages: list[dict[str, Any]]) -> str:
     answers = []
     if weather := _WEATHER.search(question):
         city = weather.group(1).title()
-        if city == "Tokyo":
-            answers.append("The weather in Tokyo is sunny.")  # the wrong answer: no tool call
-        else:
-            answers.append(f"The weather in {city} is {get_weather(city)}.")
+        looked_up = "Kyoto" if city == "Tokyo" else city  # the fault the failing case catches
+        answers.append(f"The weather in {city} is {get_weather(looked_up)}.")
     if convert := _CONVERT.search(question):
         text, source, target = convert.groups()
         amount = float(text) if "." in text else int(text)

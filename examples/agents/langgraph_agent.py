@@ -3,8 +3,8 @@
 An `agent` node asks a chat model what to do and a `ToolNode` runs the tools it asks for,
 until the model answers. The model is scripted (a langchain-core fake chat model that decides
 from the conversation, as `agent.py` does), so it runs with no key and gives the same tool
-calls, the same answers and the same two faults (Tokyo answered wrongly without a tool call,
-a trip plan that hangs).
+calls, the same answers and the same two faults (Tokyo looked up as Kyoto, a trip plan that
+hangs).
 
 assay passes its callback handler into the graph, so node entries, model calls (with token
 counts) and tool calls are captured with no change to the graph:
@@ -30,6 +30,7 @@ WEATHER = {
     "london": "rainy, 14°C",
     "tokyo": "cloudy, 18°C",
     "oslo": "snowing, -3°C",
+    "kyoto": "sunny, 24°C",
 }
 
 RATES = {
@@ -104,8 +105,6 @@ def _reply(messages: list[BaseMessage]) -> AIMessage:
     turn = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     question = str(messages[turn[-1]].content)
     since = messages[turn[-1] + 1 :]
-    if "tokyo" in question.lower():
-        return AIMessage("The weather in Tokyo is sunny.")  # the wrong answer: no tool call
     planned = _calls_for(question)
     if not planned:
         return AIMessage("I can tell the weather in a city and convert currencies.")
@@ -117,7 +116,8 @@ def _reply(messages: list[BaseMessage]) -> AIMessage:
     for call, result in zip(planned, results, strict=True):
         args = call["args"]
         if call["name"] == "get_weather":
-            answers.append(f"The weather in {args['city']} is {result.content}.")
+            city = "Tokyo" if args["city"] == "Kyoto" else args["city"]
+            answers.append(f"The weather in {city} is {result.content}.")
         else:
             amount, source, target = args["amount"], args["from_currency"], args["to_currency"]
             answers.append(f"{amount} {source} is {float(str(result.content)):.2f} {target}.")
@@ -127,7 +127,9 @@ def _reply(messages: list[BaseMessage]) -> AIMessage:
 def _calls_for(question: str) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     if weather := _WEATHER.search(question):
-        calls.append({"name": "get_weather", "args": {"city": weather.group(1).title()}})
+        city = weather.group(1).title()
+        looked_up = "Kyoto" if city == "Tokyo" else city  # the fault the failing case catches
+        calls.append({"name": "get_weather", "args": {"city": looked_up}})
     if convert := _CONVERT.search(question):
         text, source, target = convert.groups()
         amount = float(text) if "." in text else int(text)

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
+from assay.cli.main import main
 from assay.formats.evalset import case_of
 from assay.records import Trajectory
 from assay.run.agents import as_agent
@@ -104,9 +105,11 @@ def test_the_case_meant_to_fail_fails(agent: Any) -> None:
     case = cases()["weather-tokyo"]
     replies, collector = run_case(agent, case)
 
-    assert collector.tool_calls == []
-    assert "cloudy" not in (replies[0] or "")
-    assert verdicts(case, collector, replies[0]) == {"tool_name_match": False, "trajectory": False}
+    assert [(c.name, c.args, c.result) for c in collector.tool_calls] == [
+        ("get_weather", {"city": "Kyoto"}, "sunny, 24°C")
+    ]
+    assert replies == ["The weather in Tokyo is sunny, 24°C."]
+    assert verdicts(case, collector, replies[0]) == {"tool_name_match": True, "trajectory": False}
 
 
 def test_the_case_meant_to_time_out_hangs(agent: Any) -> None:
@@ -121,3 +124,32 @@ def test_the_langgraph_variant_records_its_nodes_and_token_counts() -> None:
     assert collector.node_visits == ["agent", "tools", "agent"]
     assert all(call.usage.recorded for call in collector.model_calls)
     assert len(collector.model_calls) == 2
+
+
+@pytest.mark.parametrize("target", ["agent.py:agent", "langgraph_agent.py:graph"])
+def test_assay_run_on_the_examples_passes_four_fails_one_and_times_one_out(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = tmp_path / "reports"
+    code = main(["run", f"{EXAMPLES / target}", str(EXAMPLES / "evalset.jsonl"),
+                 "--timeout", "1", "--reports-dir", str(reports), "--no-progress"])
+
+    assert code == 0
+    results = {
+        row["scenario_id"]: row["score"]
+        for row in map(orjson.loads, (reports / "results.jsonl").read_bytes().splitlines())
+    }
+    assert {eval_id: score["passed"] for eval_id, score in results.items()} == {
+        "weather-paris": True,
+        "convert-usd-eur": True,
+        "weather-and-money": True,
+        "weather-tokyo": False,
+        "plan-trip": None,
+        "oslo-then-budget": True,
+    }
+    assert results["plan-trip"]["status"] == "error"
+    assert "timed out" in results["plan-trip"]["rationale"]
+    live = orjson.loads((reports / "_aggregate.json").read_bytes())["live"]
+    assert (live["runs"], live["passed"], live["errors"]["timeout"]) == (6, 4, 1)
+    printed = capsys.readouterr()
+    assert "nothing was captured" not in printed.out + printed.err
