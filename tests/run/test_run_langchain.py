@@ -21,6 +21,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from typing_extensions import TypedDict
 
+from assay.evaluation import AgentEvaluator, EvalCase, EvalSet
 from assay.records import Usage
 from assay.run.agents import AgentReply, AgentReplyError, as_agent
 from assay.run.capture import TrajectoryCollector, capturing
@@ -418,6 +419,17 @@ def test_the_users_callbacks_are_kept_beside_the_recording_handler() -> None:
     assert [c.name for c in collector.tool_calls] == ["get_weather"]
 
 
+def test_a_handler_bound_to_a_collector_records_into_it_outside_a_live_run() -> None:
+    wired = TrajectoryCollector()
+    graph = ask(weather_script(), [get_weather]).with_config(
+        callbacks=[make_trajectory_callback(wired)]
+    )
+    graph.invoke({"messages": [HumanMessage("Weather?")]})
+
+    assert [c.name for c in wired.tool_calls] == ["get_weather"]
+    assert wired.node_visits == ["agent", "tools", "agent"]
+
+
 def test_no_second_handler_when_the_graph_already_records() -> None:
     wired = TrajectoryCollector()
     graph = ask(weather_script(), [get_weather]).with_config(
@@ -425,9 +437,11 @@ def test_no_second_handler_when_the_graph_already_records() -> None:
     )
     _, collector = respond(graph, user("Weather?"))
 
-    assert [c.name for c in wired.tool_calls] == ["get_weather"]
-    assert wired.node_visits == ["agent", "tools", "agent"]
-    assert collector.empty  # not recorded a second time into the case's own capture
+    # Inside a live run the case's own capture gets the record, once; the evaluator copies
+    # it into the wired collector when the case ends.
+    assert collector.node_visits == ["agent", "tools", "agent"]
+    assert [c.name for c in collector.tool_calls] == ["get_weather"]
+    assert wired.empty
 
     config_handler = make_trajectory_callback()
     _, collector = respond(ask(weather_script(), [get_weather]), user("Weather?"),
@@ -532,3 +546,30 @@ def test_the_agent_protocol_imports_no_langchain() -> None:
     code = "import sys, assay.run.agents; print(any(m.startswith('lang') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_seeds_wiring_under_agent_evaluator_keeps_cases_apart() -> None:
+    collector = TrajectoryCollector()
+    app = ask(ConversationModel(responses=[]), [get_weather]).with_config(
+        callbacks=[make_trajectory_callback(collector)]
+    )
+    cities = ["Paris", "Oslo", "Rome", "Lima", "Kyiv", "Bern"]
+    cases = [
+        EvalCase.single_turn(f"w-{city}", f"What is the weather in {city}?",
+                             expected_response=f"sunny in {city}",
+                             expected_tools=["get_weather"],
+                             expected_trajectory=[{"name": "get_weather", "args": {"city": city}}])
+        for city in cities
+    ]
+    evaluator = AgentEvaluator(graph=app, collector=collector, concurrency=6)
+    report = asyncio.run(evaluator.evaluate(EvalSet(cases=cases)))
+
+    assert (report.total_cases, report.passed_cases) == (6, 6)
+    for result in report.cases:
+        city = result.eval_id.removeprefix("w-")
+        assert [(s.type, s.name) for s in result.actual_trajectory] == [
+            (StepType.NODE, "agent"), (StepType.NODE, "tools"), (StepType.TOOL, "get_weather"),
+            (StepType.NODE, "agent"),
+        ]
+        assert result.actual_trajectory[2].call.args == {"city": city}
+    assert collector.node_visits == ["agent", "tools", "agent"]  # the last case's record

@@ -66,8 +66,14 @@ __all__ = [
 def make_trajectory_callback(
     collector: TrajectoryCollector | None = None,
 ) -> TrajectoryCallbackHandler:
-    """A LangChain callback handler that records a run's steps into `collector`, or, when it is
-    None, into the collector of the case running at the time of each event.
+    """A LangChain callback handler that records a run's steps into the collector of the case
+    running at the time of each event (`assay.run.capture.current_collector()`), and outside a
+    live run into `collector` (when given).
+
+    So the seed's wiring works as it reads: `make_trajectory_callback(collector)` bound to a
+    graph records into `collector` when the graph is invoked directly; under `AgentEvaluator`
+    each case records into its own capture (concurrent cases never mix), and the evaluator
+    copies each case's record into `collector` when the case ends.
 
     Pass it as `config={"callbacks": [handler]}` to `invoke` / `ainvoke`, or bind it to a
     compiled graph with `graph.with_config(callbacks=[handler])`.
@@ -104,7 +110,7 @@ class TrajectoryCallbackHandler(BaseCallbackHandler):
     def __init__(self, collector: TrajectoryCollector | None = None) -> None:
         super().__init__()
         self.collector = collector
-        """The collector to record into; None for the running case's (`current_collector()`)."""
+        """The collector to record into outside a live run (inside one, the case's own)."""
         # The task of every live chain and tool run, so that a run's parent task is known.
         self._tasks: dict[UUID, object] = {}
         # Tool runs started and not finished: where they were recorded.
@@ -114,7 +120,8 @@ class TrajectoryCallbackHandler(BaseCallbackHandler):
         self._models: dict[UUID, tuple[float, str | None, str | None]] = {}
 
     def _target(self) -> TrajectoryCollector | None:
-        return self.collector if self.collector is not None else current_collector()
+        running = current_collector()
+        return running if running is not None else self.collector
 
     def _task_of_run(self, run_id: UUID | None) -> object:
         return self._tasks.get(run_id) if run_id is not None else None
