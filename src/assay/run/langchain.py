@@ -7,10 +7,12 @@ calls it asked for, token usage, model name) and every tool call (arguments, cal
 or error), also inside sub-graphs and inside tools that are themselves agents: LangChain hands
 a run's callbacks down to every runnable started within it, nested graphs included.
 
-The handler is a plain (sync) handler with `run_inline = True`: LangChain then calls it in the
-task or thread that runs the event, in order, so the context variable of the running case
-(`assay.run.capture.capturing`) is the one it sees, and no event waits for an executor thread.
-One handler therefore serves any number of cases running at once.
+The handler is a plain (sync) handler with `run_inline = True`: LangChain calls it directly,
+in order, in the task or thread where the event happens (an async graph's task, a sync graph's
+worker thread; both carry the context they were started from), never through an executor
+hop. There the context variable of the running case (`assay.run.capture.capturing`) is set,
+so the handler finds that case's collector at each event, and one handler serves any number
+of cases running at once.
 
 `RunnableAgent(graph)` is how the runner drives anything with `ainvoke` / `invoke`: it sends
 `{"messages": [the conversation]}` with the handler added to the case's config, and reads the
