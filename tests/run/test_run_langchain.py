@@ -573,3 +573,27 @@ def test_the_seeds_wiring_under_agent_evaluator_keeps_cases_apart() -> None:
         ]
         assert result.actual_trajectory[2].call.args == {"city": city}
     assert collector.node_visits == ["agent", "tools", "agent"]  # the last case's record
+
+
+def test_parallel_tool_calls_of_one_model_turn_each_get_their_result() -> None:
+    model = ScriptedChatModel(
+        responses=[
+            AIMessage("", tool_calls=[
+                {"name": "get_weather", "args": {"city": "Paris"}, "id": "p1"},
+                {"name": "get_weather", "args": {"city": "Oslo"}, "id": "p2"},
+            ]),
+            AIMessage("Both sunny."),
+        ]
+    )
+    reply, collector = respond(ask(model, [get_weather]), user("Paris and Oslo?"))
+
+    assert reply.content == "Both sunny."
+    assert sorted((c.call_id, c.args["city"], c.result) for c in collector.tool_calls) == [
+        ("p1", "Paris", "sunny in Paris"),
+        ("p2", "Oslo", "sunny in Oslo"),
+    ]
+    [asked] = [s for s in collector.to_steps() if s.tool_calls]
+    assert [(c.call_id, c.result) for c in asked.tool_calls] == [
+        ("p1", "sunny in Paris"),
+        ("p2", "sunny in Oslo"),
+    ]
