@@ -506,8 +506,25 @@ def _summary(loaded: LoadedReports, limits: Limits) -> dict[str, Any]:
         "by_type": groups(summary.by_scenario_type),
         "by_runner_model": _runner_model(summary.by_runner_model, summary.runners, summary.models),
         "repeats": _repeats(summary.repeats, limits),
+        "live": _live(summary.live),
         "line_problems": [[p.line, text(p.reason, n)] for p in loaded.problems[: limits.rows]],
         "line_problem_count": len(loaded.problems),
+    }
+
+
+def _live(live: Any) -> dict[str, Any] | None:
+    """A live evaluation's headline figures (numbers only): pass rate over every run, the
+    weighted overall score, and the runs that failed by kind; None for saved runs."""
+    if not isinstance(live, dict) or not live:
+        return None
+    errors = live.get("errors") if isinstance(live.get("errors"), dict) else {}
+    return {
+        "pass_rate": _num(live.get("pass_rate")),
+        "overall_score": _num(live.get("overall_score")),
+        "errors": {
+            kind: _num(errors.get(kind))
+            for kind in ("agent_error", "timeout", "infrastructure_error", "evaluation_error")
+        },
     }
 
 

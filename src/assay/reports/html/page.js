@@ -82,6 +82,16 @@
     ["judge cost", !S.judge.length ? "—" : usd(judgeCost) +
       (S.judge.some(function (j) { return j[2] === null; }) ? " + unpriced" : "")]
   ];
+  var L = S.live;  // null unless the runs were made by `assay run`
+  if (L) {
+    cards.push(["pass rate (all runs)", pct(L.pass_rate)]);
+    cards.push(["overall score", L.overall_score === null ? "—" : L.overall_score.toFixed(3)]);
+    cards.push(["agent errors", show(L.errors.agent_error)]);
+    cards.push(["timeouts", show(L.errors.timeout)]);
+    if (L.errors.infrastructure_error) {
+      cards.push(["infrastructure errors", show(L.errors.infrastructure_error)]);
+    }
+  }
   var R = S.repeats;  // null unless the runs were repetitions of live runs
   function kRow(k) {
     for (var i = 0; i < R.k.length; i++) if (R.k[i][0] === k) return R.k[i];
