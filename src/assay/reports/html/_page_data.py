@@ -517,7 +517,8 @@ def _live(live: Any) -> dict[str, Any] | None:
     weighted overall score, and the runs that failed by kind; None for saved runs."""
     if not isinstance(live, dict) or not live:
         return None
-    errors = live.get("errors") if isinstance(live.get("errors"), dict) else {}
+    found = live.get("errors")
+    errors: dict[str, Any] = found if isinstance(found, dict) else {}
     return {
         "pass_rate": _num(live.get("pass_rate")),
         "overall_score": _num(live.get("overall_score")),
