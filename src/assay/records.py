@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
 import orjson
@@ -152,6 +153,66 @@ def _call_args(raw: Any) -> Any:
         except orjson.JSONDecodeError:
             return MISSING
     return MISSING if nested_deeper_than(raw, MAX_DEPTH) else raw
+
+
+# The vocabulary of expected trajectories (checked by `assay.trajectory`).
+
+
+class MatchType(StrEnum):
+    """The match types of Google ADK's tool trajectory criterion.
+
+    On flat trajectories each is an alias of a mode. When both the expectation and the run
+    are recorded turn by turn, they compare turn by turn as ADK does instead (see
+    `assay.trajectory.turns`).
+    """
+
+    EXACT = "EXACT"
+    """Same steps, same order, same count: `strict`."""
+
+    IN_ORDER = "IN_ORDER"
+    """Expected steps in order, other steps allowed between them: `subsequence`."""
+
+    ANY_ORDER = "ANY_ORDER"
+    """Every expected step, in any order, extras allowed: `superset`."""
+
+
+class StepType(StrEnum):
+    """What an expected step is."""
+
+    NODE = "node"
+    """An agent or graph node was entered."""
+
+    TOOL = "tool"
+    """A tool was called."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryStep:
+    """One expected step: a node entered, or a tool called.
+
+    Build them with `TrajectoryStep.node(name)` and `TrajectoryStep.tool(ToolCall(...))`.
+    """
+
+    type: StepType
+    """Node entry or tool call."""
+
+    name: str
+    """The node's or the tool's name."""
+
+    call: ToolCall | None = None
+    """For a tool step: the expected call (its arguments are compared as the check says)."""
+
+    @classmethod
+    def node(cls, name: str) -> TrajectoryStep:
+        """An expected entry into the agent or graph node `name`."""
+        return cls(StepType.NODE, name)
+
+    @classmethod
+    def tool(cls, call: ToolCall | str) -> TrajectoryStep:
+        """An expected tool call (a bare name expects the tool with any arguments)."""
+        if isinstance(call, str):
+            call = ToolCall(call)
+        return cls(StepType.TOOL, call.name, call)
 
 
 @dataclass(slots=True)

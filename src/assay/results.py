@@ -367,12 +367,16 @@ class RunSummary:
     scorers: list[dict[str, Any]] = field(default_factory=list)
     """What ran: one `{"name", "options"}` per scorer that scored a run, in the order first
     used, with every option as used (defaults included; secrets redacted)."""
+    live: dict[str, Any] = field(default_factory=dict)
+    """A live evaluation's figures (`assay run`): runs, passed, pass rate over every run,
+    overall score, failed runs by kind, per-criterion figures and weights; empty offline."""
 
     @property
     def pass_rate(self) -> float | None:
-        """Passed over scored and partially scored runs (`totals["pass_rate"]`, what
-        `--fail-under` checks); None when there are none."""
-        rate = self.totals.get("pass_rate")
+        """What `--fail-under` checks: passed over scored and partially scored runs
+        (`totals["pass_rate"]`); for a live evaluation, passed over every run, a run whose
+        agent failed included (`live["pass_rate"]`). None when there are none."""
+        rate = self.live.get("pass_rate") if self.live else self.totals.get("pass_rate")
         return None if rate is None else float(rate)
 
     def to_report(self) -> dict[str, Any]:
@@ -397,4 +401,5 @@ class RunSummary:
             "not_scored": self.not_scored,
             "scenario_problems": self.scenario_problems,
             "worst_failures": self.worst_failures,
+            **({"live": self.live} if self.live else {}),
         }

@@ -165,6 +165,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="trajectory: how call arguments compare, for scenarios that do not say "
         "(default: superset, the arguments given must match)",
     )
+    add_judge_arguments(parser)
+    parser.add_argument(
+        "--red-flag",
+        dest="red_flags",
+        action="append",
+        default=[],
+        type=_red_flag,
+        metavar="FIGURE=VALUE",
+        help="move a red-flag threshold, or switch it off with FIGURE=off; figures: "
+        "tool_selection_accuracy, context_overflow_rate, scenario_pass_rate (fractions), "
+        "avg_latency_s (seconds), escalation_rate",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every run that was not scored, with its reason",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the judge flags (model, server, samples, limits, budget, cache) to a parser:
+    `evaluate` and `run` share them."""
     judges = parser.add_argument_group(
         "judges",
         "for the model-judged scorers (llm_judge, rubric, trajectory_judge, safety, "
@@ -275,25 +300,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         const="refresh",
         help="ask the judge again and overwrite cached replies",
     )
-    parser.add_argument(
-        "--red-flag",
-        dest="red_flags",
-        action="append",
-        default=[],
-        type=_red_flag,
-        metavar="FIGURE=VALUE",
-        help="move a red-flag threshold, or switch it off with FIGURE=off; figures: "
-        "tool_selection_accuracy, context_overflow_rate, scenario_pass_rate (fractions), "
-        "avg_latency_s (seconds), escalation_rate",
-    )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="list every run that was not scored, with its reason",
-    )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 
 def _setting(text: str) -> tuple[str, str, str]:

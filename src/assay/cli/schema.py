@@ -18,6 +18,9 @@ Print the JSON Schema of a report file, or of a scenario file:
   catalog    an evaluator-catalog file (jobs of scenarios, YAML or JSON)
   answer_rules  a scenario's answer rules (groundtruth_eval.json)
   compare    the comparison of two evaluations (assay compare --json FILE)
+  evalset    an eval-set file of `assay run` ({"cases": [...]}; or a list, or JSON Lines)
+  evalcase   one case of an eval set (a line of a JSON Lines eval set)
+  evalconfig the criteria file of `assay run --config`
 """
 
 EPILOG = """examples:
@@ -26,7 +29,18 @@ EPILOG = """examples:
   assay schema scenario > scenario.schema.json
 """
 
-_NAMES = ("aggregate", "answer_rules", "catalog", "compare", "line", "run", "scenario")
+_NAMES = (
+    "aggregate",
+    "answer_rules",
+    "catalog",
+    "compare",
+    "evalcase",
+    "evalconfig",
+    "evalset",
+    "line",
+    "run",
+    "scenario",
+)
 """Kept here so that `assay --help` imports nothing from `assay.schema`; a test keeps it equal
 to `assay.schema.schema_names()`."""
 

@@ -55,6 +55,7 @@ from assay.formats._scenario_fields import EXPECTATION_FIELDS, RULES_FIELD, Wher
 from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
 from assay.formats._turns import TURNS_DIR, read_turns
 from assay.formats.adk import load_adk_cases
+from assay.formats.evalset import case_of, eval_case, is_eval_case
 from assay.formats.ids import scenario_key
 from assay.records import Case, CaseTurn
 from assay.schema.answer_rules import AnswerRules, RulesError, parse_rules
@@ -659,7 +660,10 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
         if not isinstance(items, list):
             yield ReadProblem(source, f'"scenarios" must be a list, got {json_type(items)}')
             return
-    elif isinstance(value, dict) and "id" in value:
+    elif isinstance(value, dict) and isinstance(value.get("cases"), list):  # an eval set
+        items = value["cases"]
+        prefix = "cases"
+    elif isinstance(value, dict) and ("id" in value or is_eval_case(value)):
         yield from _object_case(value, source, Where(source))
         return
     elif isinstance(value, list):
@@ -689,6 +693,9 @@ def _catalog(path: Path) -> Iterator[Case | ReadProblem]:
 
 
 def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadProblem]:
+    if is_eval_case(obj):  # a case of an eval set (`assay run`'s input)
+        yield from _eval_case(obj, source)
+        return
     if not isinstance(obj, dict):
         yield ReadProblem(source, f"expected a scenario object, got {json_type(obj)}")
         return
@@ -747,6 +754,17 @@ def _object_case(obj: Any, source: str, where: Where) -> Iterator[Case | ReadPro
     problems: list[ReadProblem] = []
     apply_fields(case, found, errors, where, problems)
     problems += _check_rules(case, answer_rules, where)
+    yield from problems
+    yield case
+
+
+def _eval_case(obj: dict[str, Any], source: str) -> Iterator[Case | ReadProblem]:
+    """The case of an eval set's case object (`assay run`'s input), and its problems."""
+    read = eval_case(obj, source)
+    if isinstance(read, ReadProblem):
+        yield read
+        return
+    case, problems = case_of(read, source)
     yield from problems
     yield case
 

@@ -60,6 +60,11 @@ class ReportNames:
         return candidate
 
 
+    def reserve(self, stem: str) -> None:
+        """Mark `stem` as taken (a report an earlier evaluation wrote, which is kept)."""
+        self._taken[_digest(stem)] = None
+
+
 def _digest(stem: str) -> int:
     # blake2b rather than hash(): names must not depend on the process's hash seed.
     return int.from_bytes(blake2b(stem.lower().encode(), digest_size=8).digest(), "little")

@@ -52,8 +52,15 @@ class ReportWriter:
     before anything is written, and no report is renamed onto such an entry.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self, directory: Path, *, resume: bool = False, lines_per_flush: int = LINES_PER_FLUSH
+    ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
+        self.resume = resume
+        """Keep the results.jsonl lines an earlier evaluation wrote (a resumed live run), and
+        add to them, instead of starting it afresh."""
+        self.kept: list[dict[str, Any]] = []
+        """With `resume`: the earlier lines kept, in file order (their reports exist)."""
         self.directory = directory.resolve()
         self._directory_text = os.fspath(self.directory)
         self._names = ReportNames()
@@ -62,6 +69,9 @@ class ReportWriter:
         """Bytes of whole lines in results.jsonl."""
         self._pending = bytearray()
         self._unwritten = 0
+        self._lines_per_flush = lines_per_flush
+        """Lines buffered before a write: 1 makes each line durable as its run ends (a live
+        run, whose runs take far longer than a write)."""
 
     def __enter__(self) -> ReportWriter:
         path = inside(self.directory, RESULTS_FILE)
@@ -83,7 +93,10 @@ class ReportWriter:
                 stem, dot, suffix = name.rpartition(".")
                 if dot and suffix.lower() == "json":
                     self._names.allocate(stem)
-            os.ftruncate(descriptor, 0)  # only once the directory is this evaluation's
+            if resume_from := (self._kept_lines(path) if self.resume else b""):
+                self._size = len(resume_from)
+            os.ftruncate(descriptor, self._size)  # only once the directory is this evaluation's
+            os.lseek(descriptor, self._size, os.SEEK_SET)
             # The earlier evaluation's aggregate describes reports this one replaces: were this
             # one killed, it would be left beside a results.jsonl it does not describe.
             with contextlib.suppress(FileNotFoundError):
@@ -119,6 +132,34 @@ class ReportWriter:
             # named every one, and listing a directory of many thousand reports is not free.
             remove_temporaries(self.directory)
 
+    def _kept_lines(self, path: str) -> bytes:
+        """The whole lines of an earlier results.jsonl whose reports exist, remembered in
+        `kept` with their report names reserved; a line cut short by a kill is dropped."""
+        from assay.reports.read import read_regular
+
+        try:
+            data = read_regular(path)
+        except FileNotFoundError:
+            return b""
+        kept = bytearray()
+        for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
+            try:
+                line = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            report_file = line.get("report_file") if isinstance(line, dict) else None
+            if not isinstance(report_file, str) or not report_file.endswith(".json"):
+                continue
+            try:
+                if not os.path.isfile(inside(self.directory, report_file)):  # noqa: PTH113
+                    continue
+            except ValueError:  # a name that would point elsewhere: not this writer's
+                continue
+            self._names.reserve(report_file[: -len(".json")])
+            self.kept.append(line)
+            kept += raw
+        return bytes(kept)
+
     def adopt(self, wanted: str | None, temporary: str, line: bytes) -> str:
         """Name a report written by `write_temporary` after `wanted` (a run or scenario id),
         write its `results.jsonl` line, and return the report's file name.
@@ -138,7 +179,7 @@ class ReportWriter:
             pending += orjson.dumps(report_file)
             pending += b"}\n"
             self._unwritten += 1
-            if self._unwritten == LINES_PER_FLUSH:
+            if self._unwritten >= self._lines_per_flush:
                 self._unwritten = 0
                 try:
                     self._size = write_lines(self._descriptor, pending, self._size)

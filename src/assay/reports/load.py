@@ -160,6 +160,7 @@ def _summary(aggregate: dict[str, Any]) -> RunSummary:
         red_flags=aggregate.get("red_flags", {}),
         options=aggregate.get("options", {}),
         scorers=aggregate.get("scorers", []),
+        live=aggregate.get("live") or {},
     )
 
 

@@ -8,8 +8,8 @@ each shape.
 
 Example:
     >>> from assay.schema import SCHEMA_VERSION, schema_names
-    >>> SCHEMA_VERSION >= 1, schema_names()
-    (True, ['aggregate', 'answer_rules', 'catalog', 'compare', 'line', 'run', 'scenario'])
+    >>> SCHEMA_VERSION >= 1, schema_names()[:5]
+    (True, ['aggregate', 'answer_rules', 'catalog', 'compare', 'evalcase'])
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ _MODELS = {
     "scenario": ("scenario", "Scenario"),
     "catalog": ("scenario", "Catalog"),
     "compare": ("compare", "Comparison"),
+    "evalset": ("evalset", "EvalSetFile"),
+    "evalcase": ("evalset", "EvalCase"),
+    "evalconfig": ("evalconfig", "EvalConfig"),
 }
 """Schema names for `assay schema`, and the module of `assay.schema` and the model behind
 each."""

@@ -239,6 +239,10 @@ class EvaluationOptions(_Record):
     did not cap input."""
     max_line_bytes: int | None = Field(default=None, ge=1)
     """Longest line of a JSON-lines run file read (`--max-line-size`)."""
+    live: dict[str, Any] | None = None
+    """A live evaluation's settings (`assay run`): the agent, the eval set, the criteria
+    (kind, scorer, options, weight), concurrency, repetitions, timeout, retries. Its runs are
+    `trajectories` (the directory's runs.jsonl), its cases `scenarios` (evalset.jsonl)."""
 
 
 class ScorerRun(_Record):
@@ -249,6 +253,41 @@ class ScorerRun(_Record):
 
     options: dict[str, Any]
     """Every option as used, defaults included (API keys and other secrets: `<redacted>`)."""
+
+
+class CriterionFigures(_Record):
+    """One criterion of a live evaluation, over its runs."""
+
+    scored: int
+    passed: int
+    unscored: int
+    """Runs on which it gave no verdict (a check that did not apply is not counted)."""
+    errors: int
+    mean_score: float | None
+    pass_rate: float | None
+
+
+class LiveFigures(_Record):
+    """A live evaluation's own figures (`assay run`, `assay.evaluation`)."""
+
+    runs: int
+    """Runs finished (cases times repetitions, when none was interrupted)."""
+    passed: int
+    pass_rate: float | None
+    """Runs passed over every finished run: a run whose agent failed did not pass (unlike
+    `totals.pass_rate`, which leaves errors out)."""
+    overall_score: float | None
+    """Weighted mean of every criterion's score over every run (criteria without a verdict
+    and failed runs left out); null when nothing was scored."""
+    errors: dict[str, int]
+    """Runs that failed, by kind: agent_error, timeout, infrastructure_error, and runs with a
+    criterion that could not be checked (evaluation_error)."""
+    criteria: dict[str, CriterionFigures]
+    weights: dict[str, float]
+    units: int
+    """Runs asked for (cases times repetitions)."""
+    finished: int
+    """Runs finished (kept from an interrupted evaluation included, when resumed)."""
 
 
 class Aggregate(_Record):
@@ -278,3 +317,5 @@ class Aggregate(_Record):
     not_scored: NotScored
     scenario_problems: list[ScenarioProblem]
     worst_failures: list[WorstFailure]
+    live: LiveFigures | None = None
+    """Present for live evaluations only."""

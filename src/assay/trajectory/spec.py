@@ -1,7 +1,7 @@
 """The vocabulary of trajectory checks: match modes, argument modes, expected steps.
 
 Example:
-    >>> from assay.records import ToolCall
+    >>> from assay.records import MatchType, StepType, ToolCall, TrajectoryStep
     >>> TrajectoryStep.tool(ToolCall("search", {"query": "AI trends"})).name
     'search'
     >>> TrajectoryStep.node("RESEARCH_NODE").type
@@ -15,11 +15,26 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Literal, TypeAlias
 
-from assay.records import ToolCall
+from assay.records import MatchType, StepType, TrajectoryStep
+
+__all__ = [
+    "ARGS_MODES",
+    "MODES",
+    "ArgsMatcher",
+    "ArgsMode",
+    "MatchType",
+    "Mode",
+    "Override",
+    "Overrides",
+    "StepType",
+    "TrajectoryStep",
+    "match_type_of",
+    "resolve_mode",
+]
+"""`MatchType`, `StepType` and `TrajectoryStep` are defined with the records (a case's
+expected steps are written with them) and are this module's vocabulary too."""
 
 Mode: TypeAlias = Literal["strict", "unordered", "subsequence", "superset", "subset"]
 """How the expected steps must appear in the actual run."""
@@ -39,68 +54,11 @@ MODES: tuple[Mode, ...] = ("strict", "unordered", "subsequence", "superset", "su
 ARGS_MODES: tuple[ArgsMode, ...] = ("exact", "ignore", "subset", "superset")
 
 
-class MatchType(StrEnum):
-    """The match types of Google ADK's tool trajectory criterion.
-
-    On flat trajectories each is an alias of a mode. When both the expectation and the run
-    are recorded turn by turn, they compare turn by turn as ADK does instead (see
-    `assay.trajectory.turns`).
-    """
-
-    EXACT = "EXACT"
-    """Same steps, same order, same count: `strict`."""
-
-    IN_ORDER = "IN_ORDER"
-    """Expected steps in order, other steps allowed between them: `subsequence`."""
-
-    ANY_ORDER = "ANY_ORDER"
-    """Every expected step, in any order, extras allowed: `superset`."""
-
-
 _ALIASES: dict[str, Mode] = {
     "EXACT": "strict",
     "IN_ORDER": "subsequence",
     "ANY_ORDER": "superset",
 }
-
-
-class StepType(StrEnum):
-    """What an expected step is."""
-
-    NODE = "node"
-    """An agent or graph node was entered."""
-
-    TOOL = "tool"
-    """A tool was called."""
-
-
-@dataclass(frozen=True, slots=True)
-class TrajectoryStep:
-    """One expected step: a node entered, or a tool called.
-
-    Build them with `TrajectoryStep.node(name)` and `TrajectoryStep.tool(ToolCall(...))`.
-    """
-
-    type: StepType
-    """Node entry or tool call."""
-
-    name: str
-    """The node's or the tool's name."""
-
-    call: ToolCall | None = None
-    """For a tool step: the expected call (its arguments are compared as the check says)."""
-
-    @classmethod
-    def node(cls, name: str) -> TrajectoryStep:
-        """An expected entry into the agent or graph node `name`."""
-        return cls(StepType.NODE, name)
-
-    @classmethod
-    def tool(cls, call: ToolCall | str) -> TrajectoryStep:
-        """An expected tool call (a bare name expects the tool with any arguments)."""
-        if isinstance(call, str):
-            call = ToolCall(call)
-        return cls(StepType.TOOL, call.name, call)
 
 
 def match_type_of(mode: str | MatchType) -> MatchType | None:

@@ -1,0 +1,288 @@
+"""`assay run`: run a live agent over an eval set, score every run, write the reports."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay._text import path_text
+from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli.messages import error
+from assay.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from assay.run.criteria import EvalConfig
+    from assay.run.evalset import EvalSet
+
+DESCRIPTION = """\
+Run an agent over an eval set, capture every run (its reply, the nodes it entered, the tools
+it called), check each run against the criteria, and write the reports `assay evaluate`
+writes, plus runs.jsonl (the captured runs) and evalset.jsonl (the cases).
+
+AGENT is module:attribute or path/to/file.py:attribute naming a sync or async function that
+takes the conversation's messages and returns the reply (text, or a dict with content and
+the turn's messages), a LangGraph graph or LangChain runnable (with assay[langchain]), or an
+assay ToolAgent. EVALSET is a JSON or JSONL file of cases (eval_id, user_query or turns,
+expected_response, expected_tools, expected_trajectory), or a Google ADK eval set. Without
+--config, the criteria follow from what the cases expect.
+"""
+
+EPILOG = """examples:
+  assay run examples/agents/agent.py:agent examples/agents/evalset.jsonl --timeout 2
+  assay run my_agent:graph cases.jsonl --concurrency 16 --repeat 5 --reports-dir reports/
+  assay run my_agent:graph cases.jsonl --reports-dir reports/ --resume
+
+exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing or unusable
+input (agent, eval set, config), 4 internal error or interrupted.
+"""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="run a live agent over an eval set and score every run",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of `run` to a parser."""
+    from assay.cli.evaluate import add_judge_arguments
+
+    parser.add_argument("agent", metavar="AGENT", help="module:attribute or file.py:attribute")
+    parser.add_argument("evalset", metavar="EVALSET", type=Path, help="the eval-set file")
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE", help="the criteria: an EvalConfig JSON file"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=_count,
+        default=1,
+        metavar="N",
+        help="runs in flight at once (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=_count,
+        default=1,
+        metavar="K",
+        help="run every case K times: pass@k, pass^k and flaky cases in the report",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="seconds one run (all its turns) may take; the agent is cancelled and the run "
+        "recorded as a timeout (default: no limit)",
+    )
+    parser.add_argument(
+        "--retries",
+        type=_non_negative,
+        default=2,
+        metavar="N",
+        help="extra attempts of a run after an infrastructure error (a failed connection, a "
+        "model's 429 or 5xx); never after a wrong answer (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--reports-dir",
+        default=Path("reports"),
+        type=Path,
+        metavar="DIR",
+        help="where reports are written (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the runs that finished in --reports-dir (an interrupted run) and run only "
+        "the others",
+    )
+    add_fail_under(parser)
+    parser.add_argument(
+        "--junit", type=Path, metavar="FILE", help="also write the results as JUnit XML"
+    )
+    parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
+    )
+    add_judge_arguments(parser)
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="list every run that did not pass"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the live evaluation described by `args`; returns the exit code."""
+    from assay.cli._junit import refused_junit
+
+    if not args.evalset.exists():
+        error(f"no such file: {path_text(args.evalset)}")
+        return ExitCode.INPUT_ERROR
+    if args.reports_dir.exists() and not args.reports_dir.is_dir():
+        error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
+        return ExitCode.INPUT_ERROR
+    if (refused := refused_junit(args.junit, args.reports_dir)) is not None:
+        error(refused)
+        return ExitCode.INPUT_ERROR
+    eval_set = _eval_set(args.evalset)
+    if eval_set is None:
+        return ExitCode.INPUT_ERROR
+    config = _config(args.config)
+    if isinstance(config, bool):
+        return ExitCode.INPUT_ERROR
+    from assay.run.loading import AgentLoadError, load_agent
+
+    try:
+        agent = load_agent(args.agent)
+    except AgentLoadError as exc:
+        error(str(exc))
+        if args.verbose and exc.__cause__ is not None:
+            raise exc.__cause__ from None
+        return ExitCode.INPUT_ERROR
+    return _run_and_report(args, parser, agent, eval_set, config)
+
+
+def _eval_set(path: Path) -> EvalSet | None:
+    from assay.run.evalset import EvalSet, EvalSetError
+
+    try:
+        eval_set = EvalSet.from_file(path)
+    except EvalSetError as exc:
+        for problem in exc.problems[:20]:
+            error(f"{path_text(problem.source)}: {problem.reason}")
+        if len(exc.problems) > 20:
+            error(f"... and {len(exc.problems) - 20} more problems")
+        return None
+    if not eval_set.cases:
+        error(f"{path_text(path)}: no cases")
+        return None
+    ids = [case.eval_id for case in eval_set.cases]
+    if len(set(ids)) != len(ids):
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        error(f"{path_text(path)}: eval_id used by more than one case: {', '.join(twice[:10])}")
+        return None
+    return eval_set
+
+
+def _config(path: Path | None) -> EvalConfig | bool | None:
+    if path is None:
+        return None
+    from pydantic import ValidationError
+
+    from assay.run.criteria import EvalConfig
+
+    try:
+        return EvalConfig.from_file(path)
+    except OSError as exc:
+        error(f"--config: {exc.strerror or exc}: {path_text(path)}")
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "config"
+        error(f"--config {path_text(path)}: {where}: {first['msg']}")
+    return False
+
+
+def _run_and_report(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    agent: Any,
+    eval_set: EvalSet,
+    config: EvalConfig | None,
+) -> int:
+    from assay.cli._junit import write_junit_file
+    from assay.cli.evaluate import _judge_options
+    from assay.cli.report import html_after_evaluate
+    from assay.reports.console import Progress, print_summary
+    from assay.run.command import RunRequest, run_live
+    from assay.scorers.registry import UnknownScorerError
+
+    show_progress = (
+        not (args.quiet or args.no_progress) and sys.stderr is not None and sys.stderr.isatty()
+    )
+    request = RunRequest(
+        agent=agent,
+        agent_name=args.agent,
+        eval_set=eval_set,
+        eval_set_path=path_text(args.evalset),
+        config=config,
+        concurrency=args.concurrency,
+        repeat=args.repeat,
+        timeout_s=args.timeout,
+        retries=args.retries,
+        reports_dir=args.reports_dir,
+        resume=args.resume,
+        judge_options=_judge_options(args),
+    )
+    try:
+        with Progress(enabled=show_progress) as progress:
+            report, summary = run_live(request, on_progress=progress.advance)
+    except UnknownScorerError as exc:
+        parser.error(str(exc))  # exits with USAGE_ERROR
+    except ValueError as exc:  # no criterion follows from the cases, bad settings
+        error(str(exc))
+        return ExitCode.INPUT_ERROR
+    except OSError as exc:
+        error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        return ExitCode.INPUT_ERROR
+    except KeyboardInterrupt:
+        error(
+            "interrupted; the runs that finished are saved in "
+            f"{path_text(args.reports_dir)} (run again with --resume to finish)"
+        )
+        return ExitCode.INTERNAL_ERROR
+    except Exception as exc:
+        if args.verbose:
+            raise
+        error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        return ExitCode.INTERNAL_ERROR
+
+    if not args.quiet:
+        print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+        print(report.format_summary() if args.verbose else report.format_summary().split("\n  ")[0])
+    if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
+        return junit_failed
+    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
+        return ExitCode.INPUT_ERROR
+    below = below_fail_under(summary, args.fail_under)
+    if below is not None:
+        error(below)
+        return ExitCode.THRESHOLD_NOT_MET
+    return ExitCode.OK

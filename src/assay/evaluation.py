@@ -1,0 +1,66 @@
+"""The live evaluation API, under the names the evaluation framework's users know.
+
+Run an agent over an eval set, capture what it did, check every run against criteria, and
+get a report (also written as assay's reports directory with `reports_dir=`):
+
+    >>> import asyncio
+    >>> from assay.evaluation import AgentEvaluator, EvalCase, EvalSet, tool
+    >>> @tool
+    ... def get_weather(city: str) -> str:
+    ...     return "sunny"
+    >>> async def agent(messages):
+    ...     return f"It is {get_weather('Paris')} in Paris."
+    >>> cases = EvalSet(cases=[EvalCase.single_turn(
+    ...     "weather-paris-001", "What is the weather in Paris?",
+    ...     expected_response="sunny", expected_tools=["get_weather"])])
+    >>> report = asyncio.run(AgentEvaluator(agent).evaluate(cases))
+    >>> report.pass_rate, sorted(report.cases[0].criteria_results)
+    (1.0, ['response', 'tool_match'])
+
+Names are loaded on first use, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    pass
+
+_EXPORTS = {
+    "AgentEvaluator": "assay.run.evaluator",
+    "EvalConfig": "assay.run.criteria",
+    "CriterionConfig": "assay.run.criteria",
+    "DEFAULT_JUDGE_MODEL": "assay.run.criteria",
+    "judge_model": "assay.run.criteria",
+    "MatchType": "assay.trajectory.spec",
+    "StepType": "assay.trajectory.spec",
+    "TrajectoryStep": "assay.trajectory.spec",
+    "Rubric": "assay.records",
+    "ToolCall": "assay.records",
+    "EvalSet": "assay.run.evalset",
+    "EvalSetError": "assay.run.evalset",
+    "EvalCase": "assay.schema.evalset",
+    "EvalReport": "assay.run.report",
+    "EvalCaseResult": "assay.run.report",
+    "CriterionResult": "assay.run.report",
+    "TrajectoryCollector": "assay.run.capture",
+    "capturing": "assay.run.capture",
+    "current_collector": "assay.run.capture",
+    "record_tool_call": "assay.run.capture",
+    "tool": "assay.run.capture",
+    "make_trajectory_callback": "assay.run.langchain",
+    "Agent": "assay.run.agents",
+    "AgentReply": "assay.run.agents",
+    "as_agent": "assay.run.agents",
+    "RunSettings": "assay.run.engine",
+    "ConsoleReporter": "assay.run.reporters",
+    "JSONReporter": "assay.run.reporters",
+    "HTMLReporter": "assay.run.reporters",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

@@ -1,0 +1,423 @@
+"""What a live agent did, recorded as it happens: node entries, model calls, tool calls.
+
+A `TrajectoryCollector` holds the record of one case. The runner gives every case its own
+collector through a context variable (`capturing`), so code that records (the `tool`
+decorator, the LangChain callback handler, the built-in tool agent) finds the collector of the
+case it runs for with `current_collector()`: fifty cases running at once never mix their steps,
+because asyncio copies the context into every task and `asyncio.to_thread` into its thread.
+
+The collector's own view is the seed's: `trajectory` (node entries and tool calls in the order
+they started), `tool_calls` and `node_visits`. `to_steps` turns it into the steps of an
+`assay.records.Trajectory`, which is what every scorer reads.
+
+Example:
+    >>> collector = TrajectoryCollector()
+    >>> with capturing(collector):
+    ...     collector.enter_node("agent")
+    ...     _ = record_tool_call("get_weather", {"city": "Paris"}, result="sunny")
+    ...     _ = collector.record_model_call("It is sunny.")
+    >>> [(step.type.value, step.name) for step in collector.trajectory]
+    [('node', 'agent'), ('tool', 'get_weather')]
+    >>> [(step.node, [c.name for c in step.tool_calls], step.text) for step in collector.to_steps()]
+    [('agent', ['get_weather'], None), ('agent', [], 'It is sunny.')]
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, overload
+
+from assay.records import Step, ToolCall, Usage
+from assay.trajectory.spec import StepType, TrajectoryStep
+
+__all__ = [
+    "ModelCall",
+    "TrajectoryCollector",
+    "capturing",
+    "current_collector",
+    "record_tool_call",
+    "tool",
+]
+
+
+@dataclass(slots=True)
+class ModelCall:
+    """One call of a model the agent made: what it wrote, the calls it asked for, its usage."""
+
+    text: str | None = None
+    """What the model wrote, if anything."""
+
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    """The tool calls the model asked for (their results are attached when the tools run)."""
+
+    usage: Usage = field(default_factory=Usage)
+    """Tokens the call used, as the model reported them."""
+
+    model: str | None = None
+    """The model's name, as the agent's client reported it."""
+
+    node: str | None = None
+    """The node the call was made in, if the agent has nodes."""
+
+    turn: int | None = None
+    """The conversation turn (from 0) the call belongs to."""
+
+    duration_ms: float | None = None
+    """Wall time of the call, if measured."""
+
+
+@dataclass(slots=True)
+class _ToolEvent:
+    """A tool call as the collector keeps it: the seed's step and where it happened."""
+
+    step: TrajectoryStep
+    node: str | None
+    turn: int | None
+    error: str | None = None
+
+
+class TrajectoryCollector:
+    """Records node entries, tool calls and model calls during one agent run.
+
+    The runner makes one per case and repetition; a collector passed to `AgentEvaluator`
+    is the one the seed's API wires into a graph (`make_trajectory_callback(collector)`), and
+    its record is copied into each case's own capture.
+
+    Example:
+        >>> collector = TrajectoryCollector()
+        >>> call = collector.start_tool("search", {"q": "AI"})
+        >>> collector.finish_tool(call, result=["a", "b"])
+        >>> collector.tool_calls[0].result, collector.node_visits
+        (['a', 'b'], [])
+    """
+
+    def __init__(self) -> None:
+        self._events: list[_ToolEvent | ModelCall | str] = []
+        """Everything in order: tool events, model calls and node names (node entries)."""
+        self.node: str | None = None
+        """The node the agent is in now (set by `enter_node`), given to what is recorded."""
+        self.turn: int | None = None
+        """The conversation turn being run (set by the runner), given to what is recorded."""
+
+    # The seed's view.
+
+    @property
+    def trajectory(self) -> list[TrajectoryStep]:
+        """Node entries and tool calls, in the order they started."""
+        return [
+            TrajectoryStep.node(event) if isinstance(event, str) else event.step
+            for event in self._events
+            if not isinstance(event, ModelCall)
+        ]
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call, in the order they started, each with its result once it ended."""
+        return [
+            event.step.call
+            for event in self._events
+            if isinstance(event, _ToolEvent) and event.step.call is not None
+        ]
+
+    @property
+    def node_visits(self) -> list[str]:
+        """The nodes entered, in order (a node entered twice is listed twice)."""
+        return [event for event in self._events if isinstance(event, str)]
+
+    @property
+    def model_calls(self) -> list[ModelCall]:
+        """Every model call, in order."""
+        return [event for event in self._events if isinstance(event, ModelCall)]
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing at all was recorded (a capture that is not wired looks like this)."""
+        return not self._events
+
+    def recorded_in_turn(self, turn: int | None) -> bool:
+        """Whether a tool call or a model call was recorded in conversation turn `turn`."""
+        return any(
+            not isinstance(event, str) and event.turn == turn for event in self._events
+        )
+
+    def reset(self) -> None:
+        """Forget everything recorded (the collector can then record another run)."""
+        self._events.clear()
+        self.node = None
+        self.turn = None
+
+    # Recording.
+
+    def enter_node(self, name: str) -> None:
+        """Record that the agent entered node `name`; what follows happens in it."""
+        self._events.append(name)
+        self.node = name
+
+    def start_tool(
+        self, name: str, args: dict[str, Any] | str | None = None, *, call_id: str | None = None
+    ) -> ToolCall:
+        """Record the start of a tool call and return the call, to be finished later."""
+        call = ToolCall(name, args, call_id)
+        step = TrajectoryStep(StepType.TOOL, name, call)
+        self._events.append(_ToolEvent(step, self.node, self.turn))
+        return call
+
+    def finish_tool(self, call: ToolCall, result: Any = None, *, error: str | None = None) -> None:
+        """Attach the result of `call` (or the error it raised)."""
+        call.result = result if error is None else {"error": error}
+        if error is not None:
+            for event in reversed(self._events):
+                if isinstance(event, _ToolEvent) and event.step.call is call:
+                    event.error = error
+                    break
+
+    def record_model_call(
+        self,
+        text: str | None = None,
+        tool_calls: Sequence[ToolCall] = (),
+        *,
+        usage: Usage | None = None,
+        model: str | None = None,
+        duration_ms: float | None = None,
+    ) -> ModelCall:
+        """Record one model call: its text, the tool calls it asked for, its usage."""
+        call = ModelCall(
+            text, list(tool_calls), usage or Usage(), model, self.node, self.turn, duration_ms
+        )
+        self._events.append(call)
+        return call
+
+    def extend(self, other: TrajectoryCollector) -> None:
+        """Append what `other` recorded (a collector the user wired in, copied per case)."""
+        self._events.extend(other._events)
+
+    # The records every scorer reads.
+
+    def to_steps(self) -> list[Step]:
+        """The run's steps, in the order things happened.
+
+        A model call is one step (its text, its usage, the calls it asked for); a tool call
+        that a model call asked for (same call id, or else the first unfinished call of that
+        name) fills that call in, arguments and result; any other tool call (a plain Python
+        agent calling a decorated tool) is a step of its own. A node entry is a step of its
+        own only when nothing else is recorded in that node before the next node entry, so
+        that every visit shows in the steps' `node`s without doubling the steps of the nodes
+        that did something.
+        """
+        steps: list[Step] = []
+        requested: list[tuple[ToolCall, Step]] = []
+        entered: tuple[str, int | None] | None = None  # a node entry not yet shown by a step
+
+        def add(step: Step) -> Step:
+            step.index = len(steps)
+            steps.append(step)
+            return step
+
+        for event in self._events:
+            if isinstance(event, str):
+                if entered is not None:
+                    add(Step(0, node=entered[0], turn=entered[1]))
+                entered = (event, self.turn if not steps else steps[-1].turn)
+                continue
+            if isinstance(event, ModelCall):
+                calls = [ToolCall(c.name, c.args, c.call_id, c.result) for c in event.tool_calls]
+                step = add(
+                    Step(
+                        0,
+                        text=event.text,
+                        tool_calls=calls,
+                        usage=event.usage,
+                        duration_ms=event.duration_ms,
+                        node=event.node,
+                        turn=event.turn,
+                    )
+                )
+                requested.extend((call, step) for call in calls)
+                entered = None
+                continue
+            call = event.step.call
+            assert call is not None
+            match = _requested_call(requested, call)
+            if match is not None:
+                asked, _ = match
+                requested.remove(match)
+                if call.args is not None:
+                    asked.args = call.args
+                asked.result = call.result
+                if asked.call_id is None:
+                    asked.call_id = call.call_id
+                if entered is not None and entered[0] == event.node:
+                    # The node that ran the tools (a LangGraph tool node): its visit still shows.
+                    add(Step(0, node=entered[0], turn=event.turn))
+                    entered = None
+                continue
+            add(
+                Step(
+                    0,
+                    tool_calls=[ToolCall(call.name, call.args, call.call_id, call.result)],
+                    node=event.node,
+                    turn=event.turn,
+                )
+            )
+            entered = None
+        if entered is not None:
+            add(Step(0, node=entered[0], turn=entered[1]))
+        return steps
+
+    def usage(self) -> Usage:
+        """The tokens of every model call, added up (None counts where none were recorded)."""
+        total = Usage()
+        for call in self.model_calls:
+            total = total + call.usage
+        return total
+
+
+def _requested_call(
+    requested: list[tuple[ToolCall, Step]], call: ToolCall
+) -> tuple[ToolCall, Step] | None:
+    """The asked-for call that `call` carries out: the one with its id, else the first one
+    of its name not carried out yet."""
+    if call.call_id is not None:
+        for item in requested:
+            if item[0].call_id == call.call_id:
+                return item
+    for item in requested:
+        if item[0].name == call.name and (item[0].call_id is None or call.call_id is None):
+            return item
+    return None
+
+
+_current: contextvars.ContextVar[TrajectoryCollector | None] = contextvars.ContextVar(
+    "assay_collector", default=None
+)
+
+
+def current_collector() -> TrajectoryCollector | None:
+    """The collector of the case running in this context, or None outside a live run.
+
+    Example:
+        >>> current_collector() is None
+        True
+    """
+    return _current.get()
+
+
+@contextmanager
+def capturing(collector: TrajectoryCollector) -> Iterator[TrajectoryCollector]:
+    """Record into `collector` whatever runs in this context until the block ends."""
+    token = _current.set(collector)
+    try:
+        yield collector
+    finally:
+        _current.reset(token)
+
+
+def record_tool_call(
+    name: str,
+    args: dict[str, Any] | str | None = None,
+    *,
+    result: Any = None,
+    call_id: str | None = None,
+    error: str | None = None,
+) -> ToolCall | None:
+    """Record a finished tool call into the current case's collector (None outside a run).
+
+    For agents that call tools without the `tool` decorator: call this after each tool call.
+    """
+    collector = _current.get()
+    if collector is None:
+        return None
+    call = collector.start_tool(name, args, call_id=call_id)
+    collector.finish_tool(call, result, error=error)
+    return call
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def tool(function: F, /) -> F: ...
+@overload
+def tool(*, name: str | None = None) -> Callable[[F], F]: ...
+def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callable[[F], F]:
+    """Record every call of a plain Python tool (sync or async) into the trajectory of the
+    case that is running; outside a live run the tool runs as it is.
+
+    Arguments are recorded by parameter name (positional ones too); the return value is the
+    result; an exception is recorded as the call's error and raised again.
+
+    Example:
+        >>> @tool
+        ... def add(a: int, b: int) -> int:
+        ...     return a + b
+        >>> collector = TrajectoryCollector()
+        >>> with capturing(collector):
+        ...     add(2, b=3)
+        5
+        >>> collector.tool_calls
+        [ToolCall(name='add', args={'a': 2, 'b': 3}, call_id=None, result=5)]
+    """
+
+    def decorate(wrapped: F) -> F:
+        tool_name = name or wrapped.__name__
+        signature = inspect.signature(wrapped)
+
+        def arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:  # the call itself will fail and say why
+                return {"args": list(args), **kwargs}
+            return dict(bound.arguments)
+
+        if inspect.iscoroutinefunction(wrapped):
+
+            @functools.wraps(wrapped)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                collector = _current.get()
+                if collector is None:
+                    return await wrapped(*args, **kwargs)
+                call = collector.start_tool(tool_name, arguments(args, kwargs))
+                try:
+                    result = await wrapped(*args, **kwargs)
+                except BaseException as exc:
+                    collector.finish_tool(call, error=_error_text(exc))
+                    raise
+                collector.finish_tool(call, result)
+                return result
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(wrapped)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            collector = _current.get()
+            if collector is None:
+                return wrapped(*args, **kwargs)
+            call = collector.start_tool(tool_name, arguments(args, kwargs))
+            try:
+                result = wrapped(*args, **kwargs)
+            except BaseException as exc:
+                collector.finish_tool(call, error=_error_text(exc))
+                raise
+            collector.finish_tool(call, result)
+            return result
+
+        return run  # type: ignore[return-value]
+
+    if function is not None:
+        return decorate(function)
+    return decorate
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since `started` (a `time.perf_counter()` reading)."""
+    return (time.perf_counter() - started) * 1000.0

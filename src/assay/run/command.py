@@ -1,0 +1,87 @@
+"""What `assay run` does once its arguments are checked: the evaluation, with Ctrl-C and
+SIGTERM stopping it cleanly (the runs that finished are saved and the aggregate of them is
+written; `--resume` finishes the rest)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.results import RunSummary
+from assay.run.criteria import EvalConfig
+from assay.run.evalset import EvalSet
+from assay.run.evaluator import AgentEvaluator
+from assay.run.report import EvalReport
+
+__all__ = ["RunRequest", "run_live"]
+
+
+@dataclass(slots=True)
+class RunRequest:
+    """Everything `assay run` was asked."""
+
+    agent: Any
+    agent_name: str
+    eval_set: EvalSet
+    eval_set_path: str
+    config: EvalConfig | None
+    concurrency: int
+    repeat: int
+    timeout_s: float | None
+    retries: int
+    reports_dir: Path
+    resume: bool = False
+    judge_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def run_live(
+    request: RunRequest, *, on_progress: Callable[[], None] | None = None
+) -> tuple[EvalReport, RunSummary]:
+    """Run the evaluation; the report and the aggregate written.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C or SIGTERM stopped it (what finished is saved).
+    """
+    evaluator = AgentEvaluator(
+        request.agent,
+        config=request.config,
+        concurrency=request.concurrency,
+        num_runs=request.repeat,
+        timeout=request.timeout_s,
+        retries=request.retries,
+        judge_options=request.judge_options,
+    )
+
+    async def main() -> EvalReport:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        terminate = task.cancel if task is not None else None
+        handled = False
+        if terminate is not None:
+            try:
+                loop.add_signal_handler(signal.SIGTERM, terminate)
+                handled = True
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                handled = False
+        try:
+            return await evaluator.evaluate(
+                request.eval_set,
+                reports_dir=request.reports_dir,
+                resume=request.resume,
+                on_result=(lambda _: on_progress()) if on_progress is not None else None,
+                source=request.eval_set_path,
+            )
+        finally:
+            if handled:
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    try:
+        report = asyncio.run(main())
+    except asyncio.CancelledError:  # SIGTERM cancelled the evaluation
+        raise KeyboardInterrupt from None
+    assert report.summary is not None
+    return report, report.summary

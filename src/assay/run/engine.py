@@ -1,0 +1,436 @@
+"""The runner: every (case, repetition) run on the agent, captured, scored, handed on.
+
+One engine serves `AgentEvaluator`, `assay run` and the benchmark lifecycle. For each unit of
+work it
+1. opens a capture of its own (`capturing`), so concurrent cases never mix their steps;
+2. sends the case's user turns in order in one conversation, under the case's timeout, which
+   cancels the agent when it runs out;
+3. retries the whole unit on an infrastructure error (a connection that failed, a model that
+   answered 429 or 5xx), never on a wrong answer;
+4. turns the capture into a `Trajectory` and scores it with each criterion (the registered
+   scorers, exactly as a saved run is scored; a simulated user or a repeated idempotent call
+   for the criteria that need the agent);
+5. hands the unit's outcome on as soon as it is done (the writer saves it at once).
+
+A unit whose agent failed is not scored: its score is an error whose `details["reason"]`
+names the kind (`agent_error`, `timeout`, `infrastructure_error`); a scorer that raised gives
+an `evaluation_error` for its criterion. None of them is ever a number.
+
+Example:
+    >>> import asyncio
+    >>> from assay.schema.evalset import EvalCase
+    >>> from assay.run.criteria import EvalConfig, CriterionConfig
+    >>> config = EvalConfig(criteria={"says_hi": CriterionConfig.response_match()})
+    >>> engine = Engine(lambda messages: "hi there", config)
+    >>> outcome = asyncio.run(engine.run_unit(Unit(EvalCase(eval_id="a", user_query="?",
+    ...                                                     expected_response="hi"), 1, "a")))
+    >>> outcome.result.score.passed, outcome.run.answer
+    (True, 'hi there')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.formats.evalset import case_of
+from assay.pipeline import ops_metrics
+from assay.records import Case, Message, Step, Trajectory
+from assay.results import CaseResult, Score, combine_scores
+from assay.run.agents import Agent, as_agent
+from assay.run.capture import TrajectoryCollector, capturing
+from assay.run.criteria import JUDGED_SCORERS, CriterionConfig, EvalConfig, judge_model
+from assay.schema.evalset import EvalCase
+from assay.scorers.registry import create_scorer, is_async_scorer
+
+__all__ = [
+    "AGENT_ERROR",
+    "ERROR_KINDS",
+    "EVALUATION_ERROR",
+    "INFRASTRUCTURE_ERROR",
+    "TIMEOUT",
+    "Engine",
+    "RunSettings",
+    "Unit",
+    "UnitOutcome",
+    "units_of",
+]
+
+AGENT_ERROR = "agent_error"
+"""The agent raised, or returned nothing a reply can be read from."""
+TIMEOUT = "timeout"
+"""The case ran past its timeout; the agent was cancelled."""
+INFRASTRUCTURE_ERROR = "infrastructure_error"
+"""A connection failed or a model answered 429/5xx, on every attempt."""
+EVALUATION_ERROR = "evaluation_error"
+"""A criterion could not be checked: its scorer raised or could not be built."""
+ERROR_KINDS = (AGENT_ERROR, TIMEOUT, INFRASTRUCTURE_ERROR, EVALUATION_ERROR)
+"""The error taxonomy, counted apart in reports."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """How the units are run."""
+
+    concurrency: int = 1
+    """Units in flight at once."""
+
+    timeout_s: float | None = None
+    """Seconds one unit (all of its turns) may take; None: no limit."""
+
+    retries: int = 2
+    """Extra attempts of a unit after an infrastructure error (never after a wrong answer)."""
+
+    retry_wait_s: float = 1.0
+    """Wait before the first retry; doubled for each further one."""
+
+    judge_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Options per registered scorer name given to the criteria that use it (the CLI's judge
+    flags: model, client options, cache, budget); a criterion's own options win."""
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        if self.retries < 0:
+            raise ValueError("retries must not be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One run to make: a case and which repetition of it."""
+
+    case: EvalCase
+    repeat: int
+    """1-based index of the repetition."""
+    run_id: str
+    """`eval_id` when each case runs once, `eval_id#repeat` when cases are repeated."""
+
+
+def units_of(cases: Iterable[EvalCase], repeat: int = 1) -> list[Unit]:
+    """Every (case, repetition) in canonical order: case by case, repetitions in order.
+
+    Example:
+        >>> [u.run_id for u in units_of([EvalCase(eval_id="a", user_query="?")], 2)]
+        ['a#1', 'a#2']
+    """
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    return [
+        Unit(case, k, case.eval_id if repeat == 1 else f"{case.eval_id}#{k}")
+        for case in cases
+        for k in range(1, repeat + 1)
+    ]
+
+
+@dataclass(slots=True)
+class UnitOutcome:
+    """What one unit gave: the captured run, its scored result, and the capture itself."""
+
+    unit: Unit
+    run: Trajectory
+    result: CaseResult
+    collector: TrajectoryCollector
+    error_kind: str | None = None
+    """One of `ERROR_KINDS` when the agent's run failed; None otherwise."""
+    attempts: int = 1
+    """How many times the unit was run (more than one after infrastructure errors)."""
+
+
+class Engine:
+    """Runs units of an eval set on one agent with one set of criteria."""
+
+    def __init__(
+        self,
+        graph: Any,
+        config: EvalConfig,
+        settings: RunSettings | None = None,
+        *,
+        collector: TrajectoryCollector | None = None,
+    ) -> None:
+        self.agent: Agent = as_agent(graph)
+        self.config = config
+        self.settings = settings or RunSettings()
+        self.user_collector = collector
+        """A collector the user wired into the agent: after each unit it holds that unit's
+        record (as the seed's API shows it), while every unit records into its own."""
+        self._scorers: dict[str, Any] = {}
+        self._closers: list[Any] = []
+        self._criteria = {name: c for name, c in config.criteria.items()}
+        self.check_criteria()
+
+    # Scorers.
+
+    def check_criteria(self) -> None:
+        """Build every criterion's scorer now, so a typo fails before any agent runs.
+
+        Raises:
+            assay.scorers.registry.UnknownScorerError: no such scorer, or bad options.
+        """
+        for name, criterion in self._criteria.items():
+            if criterion.kind == "scorer":
+                self._scorer(name, criterion)
+
+    def _scorer(self, name: str, criterion: CriterionConfig) -> Any:
+        built = self._scorers.get(name)
+        if built is None:
+            scorer_name = criterion.scorer_name or name
+            options = self._options_for(scorer_name, criterion)
+            built = create_scorer(scorer_name, **options)
+            self._scorers[name] = built
+            if hasattr(built, "aclose"):
+                self._closers.append(built)
+        return built
+
+    def _options_for(self, scorer_name: str, criterion: CriterionConfig) -> dict[str, Any]:
+        options: dict[str, Any] = dict(self.settings.judge_options.get(scorer_name, {}))
+        options.update(criterion.options)
+        if scorer_name in JUDGED_SCORERS and options.get("model") is None:
+            options["model"] = judge_model()
+        return options
+
+    async def aclose(self) -> None:
+        """Close the model clients of the criteria that asked a model."""
+        for scorer in self._closers:
+            await scorer.aclose()
+
+    # Running.
+
+    async def run_all(
+        self,
+        units: Iterable[Unit],
+        on_done: Callable[[UnitOutcome], Awaitable[None] | None] | None = None,
+    ) -> list[UnitOutcome]:
+        """Run every unit, `concurrency` at a time; `on_done` gets each outcome as it ends
+        (in the order they end). Returns the outcomes in the order of `units`.
+
+        Cancelling (Ctrl-C) stops the units in flight; the outcomes already handed to
+        `on_done` are the ones that finished.
+        """
+        pending = list(units)
+        outcomes: dict[int, UnitOutcome] = {}
+        queue = iter(enumerate(pending))
+
+        async def worker() -> None:
+            for index, unit in queue:  # shared iterator: each unit is taken once
+                outcome = await self.run_unit(unit)
+                outcomes[index] = outcome
+                if on_done is not None:
+                    done = on_done(outcome)
+                    if done is not None:
+                        await done
+
+        count = min(self.settings.concurrency, len(pending)) or 1
+        async with asyncio.TaskGroup() as group:
+            for _ in range(count):
+                group.create_task(worker())
+        return [outcomes[i] for i in range(len(pending))]
+
+    async def run_unit(self, unit: Unit) -> UnitOutcome:
+        """Run one case once: converse, capture, score."""
+        case = unit.case
+        record, _ = case_of(case, f"eval case {case.eval_id}")
+        attempts = 0
+        while True:
+            attempts += 1
+            collector = TrajectoryCollector()
+            started = time.perf_counter()
+            conversation, replies, error_kind, error = await self._converse(case, collector)
+            duration_ms = (time.perf_counter() - started) * 1000.0
+            if error_kind != INFRASTRUCTURE_ERROR or attempts > self.settings.retries:
+                break
+            await asyncio.sleep(self.settings.retry_wait_s * 2 ** (attempts - 1))
+        run = self._trajectory(unit, record, collector, conversation, replies, duration_ms, error)
+        if error_kind is not None:
+            score = Score.error(
+                "agent", error or error_kind, {"reason": error_kind}
+            )
+            parts: list[Score] = []
+        else:
+            parts = [
+                await self._check(name, criterion, record, run, case)
+                for name, criterion in self._criteria.items()
+            ]
+            score = _combined(parts, self.config.weights())
+            if len(parts) == 1:
+                parts = []  # one criterion: its score is the run's (as with one scorer)
+        result = CaseResult(
+            scenario_id=case.eval_id,
+            run_id=unit.run_id,
+            runner=self.agent.name,
+            model=run.model,
+            question=run.question,
+            answer=run.answer,
+            score=score,
+            ops=ops_metrics(run),
+            scenario_type=record.type,
+            source=run.source,
+            scores=parts,
+            expected_answer=record.expected_answer,
+        )
+        _set_repeat(result, unit.repeat)
+        if self.user_collector is not None:
+            self.user_collector.reset()
+            self.user_collector.extend(collector)
+        return UnitOutcome(unit, run, result, collector, error_kind, attempts)
+
+    async def _converse(
+        self, case: EvalCase, collector: TrajectoryCollector
+    ) -> tuple[list[dict[str, Any]], list[str | None], str | None, str | None]:
+        """Send the case's turns in order; the conversation, each turn's reply, and the kind
+        and text of the error that ended it, if one did."""
+        conversation: list[dict[str, Any]] = []
+        replies: list[str | None] = []
+        config = dict(case.config or {})
+        try:
+            with capturing(collector):
+                async with asyncio.timeout(self.settings.timeout_s):  # None: no limit
+                    for turn, message in enumerate(case.user_messages()):
+                        collector.turn = turn
+                        conversation.append({"role": "user", "content": message})
+                        reply = await self.agent.respond(conversation, config)
+                        replies.append(reply.content)
+                        conversation.append({"role": "assistant", "content": reply.content})
+        except TimeoutError:
+            limit = self.settings.timeout_s
+            return conversation, replies, TIMEOUT, f"timed out after {limit:g} s; agent cancelled"
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the agent's failure is this case's, never the run's
+            kind = INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
+            text = f"{type(exc).__name__}: {exc}"
+            return conversation, replies, kind, f"{_KIND_TEXT[kind]}: {text}"[:1000]
+        return conversation, replies, None, None
+
+    def _trajectory(
+        self,
+        unit: Unit,
+        record: Case,
+        collector: TrajectoryCollector,
+        conversation: list[dict[str, Any]],
+        replies: list[str | None],
+        duration_ms: float,
+        error: str | None,
+    ) -> Trajectory:
+        steps = collector.to_steps()
+        for turn, reply in enumerate(replies):
+            # The reply of each turn is the text of that turn's last step (scorers that check
+            # turn by turn read it there when the conversation is not kept, as in runs.jsonl).
+            last = next((s for s in reversed(steps) if s.turn == turn), None)
+            if reply is not None and (last is None or last.text != reply or last.tool_calls):
+                steps.append(Step(len(steps), text=reply, turn=turn))
+        steps.sort(key=lambda s: (s.turn if s.turn is not None else -1))
+        for index, step in enumerate(steps):
+            step.index = index
+        models = [c.model for c in collector.model_calls if c.model]
+        return Trajectory(
+            run_id=unit.run_id,
+            scenario_id=unit.case.eval_id,
+            runner=self.agent.name,
+            model=models[0] if models else None,
+            question=record.question,
+            answer=replies[-1] if replies and len(replies) == unit.case.turn_count else None,
+            steps=steps,
+            messages=[Message(m["role"], m["content"]) for m in conversation],
+            usage=collector.usage(),
+            duration_ms=round(duration_ms, 3),
+            source=f"assay run: {unit.run_id}",
+            error=error,
+        )
+
+    async def _check(
+        self,
+        name: str,
+        criterion: CriterionConfig,
+        case: Case,
+        run: Trajectory,
+        eval_case: EvalCase,
+    ) -> Score:
+        """One criterion's verdict, named after the criterion."""
+        try:
+            if criterion.kind == "simulation":
+                score = await self._simulate(criterion, eval_case)
+            elif criterion.kind == "idempotency":
+                score = await self._idempotency(criterion, eval_case)
+            else:
+                score = await self._score(name, criterion, case, run)
+        except Exception as exc:  # a scorer bug is this criterion's, never the run's
+            score = Score.error(
+                name, f"criterion raised {type(exc).__name__}: {exc}"[:500],
+                {"reason": EVALUATION_ERROR},
+            )
+        return dataclasses.replace(score, scorer=name) if score.scorer != name else score
+
+    async def _score(
+        self, name: str, criterion: CriterionConfig, case: Case, run: Trajectory
+    ) -> Score:
+        scorer_name = criterion.scorer_name or name
+        scorer = self._scorer(name, criterion)
+        if criterion.threshold is not None and scorer_name == "trajectory":
+            case = dataclasses.replace(case, trajectory_threshold=criterion.threshold)
+        if is_async_scorer(scorer_name):
+            score: Score = await scorer.score_async(case, run)
+        else:
+            score = scorer(case, run)
+        if scorer_name == "trajectory" and case.metadata.get("expected_nodes"):
+            nodes = await self._score(
+                f"{name}.nodes",
+                CriterionConfig.node_order(str(criterion.options.get("mode", "IN_ORDER"))),
+                case,
+                run,
+            )
+            if score.does_not_apply():
+                return nodes
+            return combine_scores([score, nodes])
+        return score
+
+    async def _simulate(self, criterion: CriterionConfig, case: EvalCase) -> Score:
+        raise NotImplementedError("simulation criterion: not wired yet")
+
+    async def _idempotency(self, criterion: CriterionConfig, case: EvalCase) -> Score:
+        raise NotImplementedError("idempotency criterion: not wired yet")
+
+
+_KIND_TEXT = {AGENT_ERROR: "agent error", INFRASTRUCTURE_ERROR: "infrastructure error"}
+
+
+def _combined(parts: list[Score], weights: Mapping[str, float]) -> Score:
+    if len(parts) == 1:
+        return parts[0]
+    return combine_scores(parts)
+
+
+def _set_repeat(result: CaseResult, repeat: int) -> None:
+    if "repeat" in CaseResult.__dataclass_fields__:
+        result.repeat = repeat  # type: ignore[attr-defined]
+
+
+def is_infrastructure_error(exc: BaseException) -> bool:
+    """Whether `exc` is the infrastructure's fault, worth a retry: a connection that failed or
+    timed out at the transport, a model that answered 429 or 5xx (assay's model errors, and
+    httpx's and the OpenAI SDK's, recognised by name so neither is imported for this).
+
+    Example:
+        >>> is_infrastructure_error(ConnectionResetError()), is_infrastructure_error(KeyError())
+        (True, False)
+    """
+    from assay.models.types import ModelHTTPError, ModelRateLimited, ModelTimeout
+
+    if isinstance(exc, ModelRateLimited | ModelTimeout | ConnectionError):
+        return True
+    if isinstance(exc, ModelHTTPError):
+        return exc.status is None or exc.status == 429 or exc.status >= 500
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & {"ConnectError", "ReadTimeout", "ConnectTimeout", "RemoteProtocolError",
+                "APIConnectionError", "RateLimitError", "InternalServerError",
+                "APITimeoutError", "ServiceUnavailableError"}:
+        return True
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    server_side = isinstance(status, int) and (status == 429 or status >= 500)
+    return server_side and "HTTPStatusError" in names
+

@@ -1,0 +1,238 @@
+"""The reports directory of a live evaluation: the offline reports, plus the captured runs.
+
+`assay run` writes what `assay evaluate` writes (per-run reports, `results.jsonl`,
+`_aggregate.json`, the marker) and, beside them:
+- `runs.jsonl`: every captured run in assay's own run format, which `assay evaluate` reads;
+- `evalset.jsonl`: the cases, which `assay evaluate --scenarios` reads as ground truth, so
+  `assay evaluate --trajectories DIR/runs.jsonl --scenarios DIR/evalset.jsonl` re-scores the
+  runs with the same scorers and gets the same scores.
+
+Each finished run is saved at once, its `runs.jsonl` line first, then its report, then its
+`results.jsonl` line: a run is finished exactly when its `results.jsonl` line exists. A resumed
+evaluation (`resume=True`) keeps those runs, drops a `runs.jsonl` line whose result never
+landed, and runs the rest. The aggregate is always built from the `results.jsonl` lines in the
+eval set's order, so a resumed evaluation's aggregate equals an uninterrupted one's.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import orjson
+
+from assay.formats.assay_jsonl import trajectory_to_line
+from assay.reports.aggregate import ResultFigures, SummaryBuilder
+from assay.reports.files import inside, write_atomic, write_temporary
+from assay.reports.json_report import ReportWriter, render
+from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
+from assay.run.engine import Unit, UnitOutcome
+from assay.run.report import live_figures
+from assay.schema.evalset import EvalCase
+
+__all__ = ["EVALSET_FILE", "RUNS_FILE", "LiveReports", "result_of_line"]
+
+RUNS_FILE = "runs.jsonl"
+"""The captured runs, one per line, in assay's run format."""
+
+EVALSET_FILE = "evalset.jsonl"
+"""The eval set's cases, one per line (ground truth for `assay evaluate`)."""
+
+
+class LiveReports:
+    """Writes a live evaluation's reports directory as runs finish.
+
+    Example:
+        >>> import tempfile
+        >>> with LiveReports(Path(tempfile.mkdtemp())) as reports:
+        ...     sorted(reports.finished)
+        []
+    """
+
+    def __init__(self, directory: Path, *, resume: bool = False) -> None:
+        self.directory = directory
+        self.resume = resume
+        self._writer = ReportWriter(directory, resume=resume, lines_per_flush=1)
+        self._runs: int | None = None
+        self.lines: dict[str, dict[str, Any]] = {}
+        """`results.jsonl` line by run id: kept from before (resume) and written now."""
+
+    @property
+    def finished(self) -> set[str]:
+        """Run ids whose result is saved (kept from an earlier evaluation, or written now)."""
+        return set(self.lines)
+
+    def __enter__(self) -> LiveReports:
+        writer = self._writer.__enter__()
+        try:
+            for line in writer.kept:
+                run_id = line.get("run_id")
+                if isinstance(run_id, str) and result_of_line(line) is not None:
+                    self.lines[run_id] = line
+            self._runs = self._open_runs()
+        except BaseException:
+            writer.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            if self._runs is not None:
+                os.close(self._runs)
+                self._runs = None
+        finally:
+            self._writer.__exit__(exc_type, exc, traceback)
+
+    def _open_runs(self) -> int:
+        """`runs.jsonl` for appending; on resume, first cut to the runs whose result landed."""
+        path = inside(self._writer.directory, RUNS_FILE)
+        kept = b""
+        if self.resume and os.path.lexists(path):
+            from assay.reports.read import read_regular
+
+            data = read_regular(path)
+            keep = bytearray()
+            for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
+                try:
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict) and value.get("run_id") in self.lines:
+                    keep += raw
+            kept = bytes(keep)
+        write_atomic(path, kept)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        descriptor = os.open(path, flags)
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise OSError(errno.EINVAL, "not a regular file, refusing to write it", path)
+        return descriptor
+
+    def write_cases(self, cases: Sequence[EvalCase]) -> None:
+        """Write `evalset.jsonl`: the cases, one per line."""
+        data = b"".join(
+            case.model_dump_json(exclude_defaults=True).encode() + b"\n" for case in cases
+        )
+        write_atomic(inside(self._writer.directory, EVALSET_FILE), data)
+
+    def save(self, outcome: UnitOutcome) -> str:
+        """Save one finished run: its `runs.jsonl` line, its report, its `results.jsonl` line.
+        Returns the report's file name."""
+        assert self._runs is not None, "used inside `with`"
+        line = trajectory_to_line(outcome.run) + b"\n"
+        done = 0
+        while done < len(line):
+            done += os.write(self._runs, line[done:])
+        report, result_line = render(outcome.result)
+        temporary = write_temporary(self._writer.directory, report)
+        report_file = self._writer.adopt(outcome.unit.run_id, temporary, result_line)
+        outcome.result.report_file = report_file
+        entry = orjson.loads(result_line)
+        entry["report_file"] = report_file
+        self.lines[outcome.unit.run_id] = entry
+        return report_file
+
+    def results(self, units: Iterable[Unit]) -> list[CaseResult]:
+        """The saved result of each unit that has one, in the order of `units`."""
+        found = []
+        for unit in units:
+            line = self.lines.get(unit.run_id)
+            result = None if line is None else result_of_line(line)
+            if result is not None:
+                found.append(result)
+        return found
+
+    def finish(
+        self,
+        units: Sequence[Unit],
+        *,
+        cases: int,
+        weights: Mapping[str, float],
+        interrupted: bool,
+        options: dict[str, Any],
+        scorers: list[dict[str, Any]],
+        problems: list[dict[str, Any]],
+    ) -> RunSummary:
+        """Write `_aggregate.json` from the saved results, in the order of `units`."""
+        builder = SummaryBuilder()
+        builder.set_scenarios_loaded(cases)
+        results = []
+        for unit in units:
+            line = self.lines.get(unit.run_id)
+            result = None if line is None else result_of_line(line)
+            if result is None or line is None:
+                continue
+            results.append(result)
+            builder.add_figures(ResultFigures.of(result), line.get("report_file"))
+        summary = builder.finish(problems, interrupted=interrupted)
+        summary.options = options
+        summary.scorers = scorers
+        figures = live_figures(results, weights)
+        figures["units"] = len(units)
+        figures["finished"] = len(results)
+        summary.live = figures
+        self._writer.write_summary(summary)
+        return summary
+
+
+def result_of_line(line: Mapping[str, Any]) -> CaseResult | None:
+    """The result a `results.jsonl` line records (per-key records aside), or None when the
+    line is not one assay wrote.
+
+    Example:
+        >>> line = {"scenario_id": "a", "run_id": "a", "answer": "x", "ops": {},
+        ...         "score": {"scorer": "r", "status": "scored", "score": 1.0, "passed": True,
+        ...                   "rationale": "", "details": {}}}
+        >>> result_of_line(line).score.passed
+        True
+    """
+    try:
+        score = _score(line["score"])
+        parts = [_score(part) for part in line.get("scores") or []]
+        ops_data = line.get("ops") or {}
+        known = OpsMetrics.__dataclass_fields__
+        ops = OpsMetrics(**{k: v for k, v in ops_data.items() if k in known})
+        result = CaseResult(
+            scenario_id=str(line["scenario_id"]),
+            run_id=line.get("run_id"),
+            runner=line.get("runner"),
+            model=line.get("model"),
+            question=line.get("question"),
+            answer=line.get("answer"),
+            score=score,
+            ops=ops,
+            scenario_type=line.get("scenario_type"),
+            source=line.get("source") or "",
+            report_file=line.get("report_file"),
+            scores=parts,
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    repeat = line.get("repeat")
+    if isinstance(repeat, int) and "repeat" in CaseResult.__dataclass_fields__:
+        result.repeat = repeat  # type: ignore[attr-defined]
+    return result
+
+
+def _score(data: Any) -> Score:
+    if not isinstance(data, Mapping):
+        raise TypeError("a score is an object")
+    details = data.get("details")
+    return Score(
+        str(data["scorer"]),
+        ScoreStatus(data["status"]),
+        data.get("score"),
+        data.get("passed"),
+        data.get("rationale") or "",
+        dict(details) if isinstance(details, Mapping) else {},
+    )
