@@ -112,7 +112,6 @@ def run_inspect(args: argparse.Namespace, cases: int, delay: float) -> str | Non
 
 def run_assay(args: argparse.Namespace, cases: int, delay: float) -> str | None:
     from assay.evaluation import AgentEvaluator, EvalSet
-
     from live_agent import agent
 
     path = args.eval_set if cases == args.cases else write_eval_set(args.log_dir, cases)
@@ -358,6 +357,14 @@ def git_commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def assay_source() -> str:
+    """Where the children import assay from, when it is not this checkout's src/ (for
+    example a tree given with PYTHONPATH)."""
+    spec = importlib.util.find_spec("assay")
+    origin = Path(spec.origin).parent.parent if spec and spec.origin else None
+    return "" if origin == ROOT / "src" else f", assay imported from {origin}"
+
+
 def inspect_version() -> str:
     try:
         from importlib.metadata import version
@@ -528,7 +535,7 @@ def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int]:
     lines = [
         f"#### {stamp}",
         "",
-        f"`{command}`: commit {git_commit()}, Python {platform.python_version()}, "
+        f"`{command}`: commit {git_commit()}{assay_source()}, Python {platform.python_version()}, "
         f"inspect-ai {inspect_version()}, {platform.system()} {platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average up to {load:.2f}; {args.cases:,} cases, "
         f"{args.concurrency} at a time, {args.delay:g} s each: ideal {ideal:.3f} s; "
