@@ -26,6 +26,7 @@ NO_VERDICT = frozenset(
         "no_answer",
         "no_turns",
         "no_usage",
+        "no_nodes",
         "no_trajectory",
         "no_tool_results",
         "not_exercised",

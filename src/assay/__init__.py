@@ -24,6 +24,12 @@ if TYPE_CHECKING:
     from assay.pipeline import EvaluateOptions, evaluate, evaluate_async
     from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
     from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
+    from assay.run.capture import TrajectoryCollector, tool
+    from assay.run.criteria import CriterionConfig, EvalConfig
+    from assay.run.evalset import EvalSet
+    from assay.run.evaluator import AgentEvaluator
+    from assay.run.report import EvalReport
+    from assay.schema.evalset import EvalCase
     from assay.scorers.registry import (
         Scorer,
         available_scorers,
@@ -68,11 +74,26 @@ _EXPORTS = {
     "TrajectoryMatch": "assay.trajectory",
     "TrajectoryStep": "assay.trajectory",
     "check_trajectory": "assay.trajectory",
+    # The live evaluation's common names (all of them: `assay.evaluation`).
+    "AgentEvaluator": "assay.run.evaluator",
+    "CriterionConfig": "assay.run.criteria",
+    "EvalCase": "assay.schema.evalset",
+    "EvalConfig": "assay.run.criteria",
+    "EvalReport": "assay.run.report",
+    "EvalSet": "assay.run.evalset",
+    "TrajectoryCollector": "assay.run.capture",
+    "tool": "assay.run.capture",
 }
 
 __all__ = [
+    "AgentEvaluator",
     "Case",
     "CaseResult",
+    "CriterionConfig",
+    "EvalCase",
+    "EvalConfig",
+    "EvalReport",
+    "EvalSet",
     "EvaluateOptions",
     "ExitCode",
     "MatchType",
@@ -87,6 +108,7 @@ __all__ = [
     "ToolCall",
     "Trajectory",
     "TrajectoryChecker",
+    "TrajectoryCollector",
     "TrajectoryMatch",
     "TrajectoryStep",
     "Usage",
@@ -100,6 +122,7 @@ __all__ = [
     "parse_answer",
     "parse_gold",
     "register_scorer",
+    "tool",
 ]
 
 

@@ -56,6 +56,7 @@ _EXPORTS = {
     "AgentReply": "assay.run.agents",
     "as_agent": "assay.run.agents",
     "RunSettings": "assay.run.engine",
+    "ToolAgent": "assay.run.tool_agent",
     "ConsoleReporter": "assay.run.reporters",
     "JSONReporter": "assay.run.reporters",
     "HTMLReporter": "assay.run.reporters",

@@ -13,6 +13,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
@@ -190,6 +192,9 @@ class CaseResult:
     expected_answer: Any = None
     """The scenario's gold answer as written (None when it has none), so that a report can be
     read without its ground truth: in the per-run report only, not in `results.jsonl`."""
+    repeat: int | None = None
+    """1-based index of this repetition of a live run (`assay run --repeat K`); None for a run
+    that was not run live (`assay evaluate`), and then absent from the reports."""
 
     def parts(self) -> list[Score]:
         """The scores of the individual scorers (just `score` when only one ran)."""
@@ -220,10 +225,11 @@ class CaseResult:
             "source": self.source,
             **({"scores": [part.to_report() for part in self.scores]} if self.scores else {}),
             **({} if self.expected_answer is None else {"expected_answer": self.expected_answer}),
+            **({} if self.repeat is None else {"repeat": self.repeat}),
         }
 
 
-def combine_scores(parts: list[Score]) -> Score:
+def combine_scores(parts: list[Score], weights: Mapping[str, float] | None = None) -> Score:
     """One verdict for a run several scorers scored.
 
     An errored part makes the verdict an error (a check that could not run cannot be counted
@@ -235,6 +241,15 @@ def combine_scores(parts: list[Score]) -> Score:
     verdict in `details["parts"]`; a missing verdict is never counted as a pass. When no part
     scored, the verdict is unscored.
 
+    With `weights` (by part scorer name; a name not given weighs 1.0), the value is the
+    weighted mean of the scored parts instead, and `details["weights"]` holds each part's
+    weight. A part of weight 0 adds nothing to the value but still counts for pass/fail; when
+    every scored part weighs 0, the verdict still stands and the value is their plain mean
+    (`details["weights_note"]` says so).
+
+    Raises:
+        ValueError: a weight is negative, not finite or not a number.
+
     Example:
         >>> combined = combine_scores([Score.scored("a", 1.0, passed=True),
         ...                            Score.scored("b", 0.5, passed=False, rationale="x")])
@@ -244,9 +259,14 @@ def combine_scores(parts: list[Score]) -> Score:
         >>> partial = combine_scores([Score.scored("a", 1.0, passed=True), failed])
         >>> partial.status.value, partial.passed, partial.details["reason"], partial.rationale
         ('unscored', None, 'partially_scored', 'no verdict from b: judge call failed; a passed')
+        >>> combine_scores([Score.scored("a", 1.0, passed=True),
+        ...                 Score.scored("b", 0.0, passed=True)], weights={"a": 3}).value
+        0.75
     """
     name = "+".join(part.scorer for part in parts)
     details: dict[str, Any] = {"scorers": [part.scorer for part in parts]}
+    if weights is not None:
+        details["weights"] = _part_weights(parts, weights)
     errors = [part for part in parts if part.status is ScoreStatus.ERROR]
     if errors:
         reason = "; ".join(f"{part.scorer}: {part.rationale}" for part in errors)
@@ -269,8 +289,34 @@ def combine_scores(parts: list[Score]) -> Score:
         return _partially_scored(name, details, parts, missing)
     failed = [part for part in scored if not part.passed]
     rationale = "; ".join(f"{part.scorer}: {part.rationale}" for part in failed)
-    value = sum(part.value or 0.0 for part in scored) / len(scored)
+    if weights is None:
+        value = sum(part.value or 0.0 for part in scored) / len(scored)
+    else:
+        weight_of = details["weights"]
+        top = max(weight_of[part.scorer] for part in scored)
+        if top > 0:
+            # Weights relative to the largest, so that tiny weights do not underflow to 0.
+            relative = [weight_of[part.scorer] / top for part in scored]
+            values = [part.value or 0.0 for part in scored]
+            weighted = sum(w * v for w, v in zip(relative, values, strict=True))
+            value = min(1.0, max(0.0, weighted / sum(relative)))
+        else:  # the verdict still stands; only the mean has nothing to weigh by
+            value = sum(part.value or 0.0 for part in scored) / len(scored)
+            details["weights_note"] = "every scored part weighs 0: the value is their plain mean"
     return Score.scored(name, value, passed=not failed, rationale=rationale, details=details)
+
+
+def _part_weights(parts: list[Score], weights: Mapping[str, float]) -> dict[str, float]:
+    """Each part's weight by scorer name (1.0 when not given); raises on a bad weight."""
+    for key, weight in weights.items():
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not math.isfinite(weight)
+            or weight < 0
+        ):
+            raise ValueError(f"weight of {key!r} must be a finite number >= 0, got {weight!r}")
+    return {part.scorer: float(weights.get(part.scorer, 1.0)) for part in parts}
 
 
 def _partially_scored(
@@ -370,6 +416,10 @@ class RunSummary:
     live: dict[str, Any] = field(default_factory=dict)
     """A live evaluation's figures (`assay run`): runs, passed, pass rate over every run,
     overall score, failed runs by kind, per-criterion figures and weights; empty offline."""
+    repeats: dict[str, Any] | None = None
+    """pass@k, pass^k, mean score with its interval and the flaky cases of the runs that were
+    repetitions of a live run (see `assay.reports.repeats.summarize_repeats`); None when no
+    run was (an offline evaluation), and then absent from `_aggregate.json`."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -402,4 +452,5 @@ class RunSummary:
             "scenario_problems": self.scenario_problems,
             "worst_failures": self.worst_failures,
             **({"live": self.live} if self.live else {}),
+            **({} if self.repeats is None else {"repeats": self.repeats}),
         }

@@ -160,6 +160,8 @@ OTHER_VALUES: dict[str, Any] = {
     "max_tokens": 101,
     "seed": 2,
     "sample": 1,
+    "tools": ({"type": "function", "function": {"name": "add", "parameters": {}}},),
+    "tool_choice": "required",
 }
 
 
@@ -823,7 +825,12 @@ KEY_VERSION_1_GOLDEN = "51b1e5c39abf95a43ebebf17e61093d42532c20130f9e8a7c9b27451
 
 
 def _key_version_1(request: ChatRequest) -> str:
-    payload = {f.name: getattr(request, f.name) for f in dataclasses.fields(request)}
+    later = {"tools", "tool_choice"}  # fields that did not exist in key version 1
+    payload = {
+        f.name: getattr(request, f.name)
+        for f in dataclasses.fields(request)
+        if f.name not in later
+    }
     payload["key_version"] = 1
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()

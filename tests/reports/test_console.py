@@ -94,3 +94,37 @@ def test_the_summary_shows_partially_scored_runs(capsys: pytest.CaptureFixture[s
     header = next(line for line in lines if "runner" in line and "pass rate" in line)
     assert "partially scored" in header
     assert any("no verdict from llm_judge: judge call failed" in line for line in lines)
+
+
+def test_the_summary_shows_the_repeats_and_caps_the_flaky_cases(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from repeats_reports import results_of
+
+    builder = SummaryBuilder()
+    verdicts = {f"flaky-{i:02}": "PFP" for i in range(12)}
+    for result in results_of({**verdicts, "steady": "PPP", "broken": "EFF"}):
+        builder.add_result(result)
+    summary = builder.finish()
+    print_summary(summary, Path("reports"))
+    out = capsys.readouterr().out
+    assert "3 repetitions of 14 cases (42 runs, 1 not scored)" in out
+    # pass@1: (12 * 2/3 + 1 + 0) / 14; pass@3: 13/14; pass^3: 1/14.
+    assert "pass@1 64.3%  pass@3 92.9%  pass^3 7.1%" in out
+    assert "flaky (12): flaky-00, flaky-01" in out
+    assert "flaky-09 … and 2 more (-v lists all)" in out
+    flaky_line = next(line for line in out.splitlines() if "flaky (" in line)
+    assert "flaky-11" not in flaky_line
+    print_summary(summary, Path("reports"), verbose=True)
+    out = capsys.readouterr().out
+    assert "flaky-11" in next(line for line in out.splitlines() if "flaky (" in line)
+
+
+def test_an_offline_summary_says_nothing_of_repeats(capsys: pytest.CaptureFixture[str]) -> None:
+    builder = SummaryBuilder()
+    builder.add_result(
+        CaseResult("1", "r1", "a", "m", None, "{}", Score.scored("s", 1.0, passed=True),
+                   OpsMetrics())
+    )  # fmt: skip
+    print_summary(builder.finish(), Path("reports"))
+    assert "repeat" not in capsys.readouterr().out

@@ -10,10 +10,12 @@ from typing import Any
 from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
-Compare two reports directories that `assay evaluate` wrote (BASE, then NEW), without scoring
-anything again. Runs are matched by scenario id, run id (and repeat); for each scorer and the
-combined verdict, runs are counted as regressed, improved, unchanged, unscored on a side
-(never a change), or present on one side only.
+Compare two reports directories that `assay evaluate` or `assay run` wrote (BASE, then NEW),
+without scoring anything again. Runs are matched by scenario id and run id; when both sides
+repeated their runs (`assay run --repeat K`), by scenario id and repeat instead, and each
+side's pass@1, pass^n and flaky cases are shown. For each scorer and the combined verdict,
+runs are counted as regressed, improved, unchanged, unscored on a side (never a change), or
+present on one side only.
 
 A scorer's change is significant when McNemar's exact test on the pass/fail flips gives
 p < alpha, or the confidence interval of the mean score change excludes 0 (a sign-flip test

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay._jsonable import json_type
+from assay._jsonable import json_type, json_type_phrase
 from assay.formats._common import ReadProblem, jsonl_lines, parse_json, read_bytes
 from assay.records import Case, CaseTurn, StepType
 
@@ -140,10 +140,11 @@ def _case(value: Any, source: str) -> EvalCase | ReadProblem:
     from assay.schema.loc import path_text
 
     if not isinstance(value, dict):
-        return ReadProblem(source, f"expected an eval case object, got {json_type(value)}")
+        return ReadProblem(source, f"expected an eval case object, got {json_type_phrase(value)}")
     try:
         return EvalCase.model_validate(value)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         where = path_text(tuple(first["loc"])) or "case"
-        return ReadProblem(source, f"{where}: {first['msg']}")
+        message = str(first["msg"]).removeprefix("Value error, ")
+        return ReadProblem(source, f"{where}: {message}")

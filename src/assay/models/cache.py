@@ -11,7 +11,8 @@ answered: two servers serving a model of the same name are two different judges.
 - `refresh`: every request is sent and its reply overwrites the stored one.
 - `off`: the cache is neither read nor written.
 
-Only a reply its user found usable is kept: a new reply is stored when the user calls
+A reply keeps its text, usage, model, cost and the tool calls it asked for. Only a reply its
+user found usable is kept: a new reply is stored when the user calls
 `await reply.confirm(True)` (a judge does once the reply parsed into a verdict), and a stored
 reply confirmed unusable (`confirm(False)`) is dropped, so that a failure is never served
 again.
@@ -71,6 +72,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from assay.limits import MAX_TOKEN_COUNT
+from assay.models._tool_calls import dump_tool_calls, load_tool_calls
 from assay.models.types import (
     CacheMiss,
     ChatRequest,
@@ -139,16 +141,22 @@ CREATE TABLE IF NOT EXISTS responses (
     output_tokens INTEGER NOT NULL,
     response_model TEXT NOT NULL,
     cost_usd REAL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    tool_calls TEXT
 )
 """
+
+_ADD_TOOL_CALLS: Final = "ALTER TABLE responses ADD COLUMN tool_calls TEXT"
+"""A cache made before tool calls were kept gets the column on its first write; the layout
+version stays, since older readers ignore the column and never ask a request with tools."""
 
 _CREATE_INDEX: Final = "CREATE INDEX IF NOT EXISTS responses_by_model ON responses (model)"
 
 _INSERT: Final = """
 INSERT INTO responses (
-    key, model, request, text, input_tokens, output_tokens, response_model, cost_usd, created_at
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    key, model, request, text, input_tokens, output_tokens, response_model, cost_usd, created_at,
+    tool_calls
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 _REPLACE: Final = (
@@ -157,7 +165,7 @@ _REPLACE: Final = (
     model = excluded.model, request = excluded.request, text = excluded.text,
     input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
     response_model = excluded.response_model, cost_usd = excluded.cost_usd,
-    created_at = excluded.created_at
+    created_at = excluded.created_at, tool_calls = excluded.tool_calls
 """
 )
 
@@ -267,6 +275,11 @@ def _canonical_request(request: ChatRequest, endpoint: str = "", *, known: bool 
     """Every field of `request`, and the endpoint, as JSON with sorted keys: the bytes the key
     is a digest of. `known`: the endpoint is an `endpoint_id` already."""
     payload: dict[str, Any] = {f.name: getattr(request, f.name) for f in fields(request)}
+    # Tools joined the request later: a request without them keys as it always did.
+    if not payload["tools"]:
+        del payload["tools"]
+    if payload["tool_choice"] is None:
+        del payload["tool_choice"]
     temperature = payload.get("temperature")
     if temperature is not None:
         # 0 and 0.0 ask for the same thing; NaN would be written as null, like None.
@@ -285,11 +298,11 @@ def _canonical_request(request: ChatRequest, endpoint: str = "", *, known: bool 
 def request_key(request: ChatRequest, endpoint: str = "") -> str:
     """The cache key of `request` sent to `endpoint`: SHA-256 (hex) of their canonical JSON.
 
-    Every field takes part (model, messages, schema and its name, temperature, max_tokens, seed
-    and the sample index), and the endpoint (`endpoint_id` of the server's base URL), so
-    requests that differ in any of them get different keys. Mapping keys are sorted, so the
-    order in which a dict was built does not matter; the digest does not depend on the process
-    or the Python version.
+    Every field takes part (model, messages, schema and its name, temperature, max_tokens, seed,
+    the sample index, and the tools and tool choice when set), and the endpoint (`endpoint_id`
+    of the server's base URL), so requests that differ in any of them get different keys.
+    Mapping keys are sorted, so the order in which a dict was built does not matter; the digest
+    does not depend on the process or the Python version.
 
     Raises:
         TypeError: the request holds something JSON cannot represent.
@@ -389,6 +402,7 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._ready = False  # the table exists in the open file
+        self._has_tool_calls = False  # ... and has the tool_calls column
 
     def __repr__(self) -> str:
         return f"ResponseCache({os.fspath(self.path)!r})"
@@ -414,19 +428,26 @@ class ResponseCache:
             conn = self._connection(create=False)
             if conn is None:
                 return None
+            calls_column = "tool_calls" if self._has_tool_calls else "NULL"
             row = conn.execute(
-                "SELECT text, input_tokens, output_tokens, response_model FROM responses"
-                " WHERE key = ?",
+                "SELECT text, input_tokens, output_tokens, response_model, "
+                f"{calls_column} FROM responses WHERE key = ?",
                 (key,),
             ).fetchone()
         if row is None:
             return None
-        text, input_tokens, output_tokens, response_model = row
+        text, input_tokens, output_tokens, response_model, stored_calls = row
         if not isinstance(text, str):
             # The table is made NOT NULL TEXT; a file made otherwise is not an assay cache.
             raise CacheError(
                 self.path, f"damaged: the reply stored under key {key} is not text"
             )
+        try:
+            tool_calls = load_tool_calls(stored_calls if isinstance(stored_calls, str) else None)
+        except ValueError as exc:
+            raise CacheError(
+                self.path, f"damaged: the tool calls stored under key {key}: {exc}"
+            ) from None
         return ChatResponse(
             text=text,
             usage=TokenUsage(_stored_count(input_tokens), _stored_count(output_tokens)),
@@ -435,6 +456,7 @@ class ResponseCache:
             cached=True,
             latency_ms=0.0,
             attempts=0,
+            tool_calls=tool_calls,
         )
 
     def put(
@@ -472,10 +494,13 @@ class ResponseCache:
             response.model,
             response.cost_usd,
             time.time(),
+            dump_tool_calls(response.tool_calls) if response.tool_calls else None,
         )
         with self._lock, self._guard("storing a reply"):
             conn = self._connection(create=True)
             assert conn is not None
+            if not self._has_tool_calls:
+                self._add_tool_calls_column(conn)
             cursor = conn.execute(_REPLACE if replace else _KEEP_FIRST, row)
             return cursor.rowcount > 0
 
@@ -690,6 +715,7 @@ class ResponseCache:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
         if not columns >= _COLUMNS:
             raise CacheError(self.path, "damaged: the responses table is incomplete")
+        self._has_tool_calls = "tool_calls" in columns
         # assay makes no triggers or views: SQLite would run them on our reads and writes.
         extra = conn.execute(
             "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1"
@@ -712,12 +738,29 @@ class ResponseCache:
                 conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
                 conn.execute(_CREATE_TABLE)
                 conn.execute(_CREATE_INDEX)
+                self._has_tool_calls = True
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
         self._ready = True
+
+    def _add_tool_calls_column(self, conn: sqlite3.Connection) -> None:
+        """Add the tool_calls column to a cache made before it existed (unless another
+        process just did)."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._inspect(conn):
+                raise CacheError(self.path, "damaged: the responses table is missing")
+            if not self._has_tool_calls:
+                conn.execute(_ADD_TOOL_CALLS)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self._has_tool_calls = True
 
     def _use_wal(self, conn: sqlite3.Connection) -> None:
         """Switch the file to WAL (kept in the file), waiting for other processes if need be.

@@ -36,6 +36,7 @@ from importlib import import_module
 from typing import Any
 
 from assay.limits import JUDGE_CALL_TIMEOUT_S, MAX_TOKEN_COUNT
+from assay.models._tool_calls import read_tool_calls
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.pricing import estimate_cost_usd
 from assay.models.types import (
@@ -49,6 +50,7 @@ from assay.models.types import (
     ModelTimeout,
     TokenUsage,
 )
+from assay.records import ToolCall
 
 __all__ = ["PREFIX", "LiteLLMClient"]
 
@@ -134,7 +136,7 @@ class LiteLLMClient:
                         f"{model}: call gave up after {time.perf_counter() - started:.1f} s: "
                         f"no time left of the {self.call_timeout:g} s call bound"
                     ) from None
-                text, usage, served_by = _read(model, reply)
+                text, usage, served_by, tool_calls = _read(model, reply)
             except ModelError as err:
                 self.usage.record_error(model, err, 1)
                 raise
@@ -150,6 +152,7 @@ class LiteLLMClient:
                     model, usage.input_tokens, usage.output_tokens, self.prices
                 ),
                 latency_ms=(time.perf_counter() - started) * 1000.0,
+                tool_calls=tool_calls,
             )
             self.usage.record(model, response)
             if self.budget is not None:
@@ -167,6 +170,10 @@ class LiteLLMClient:
             "timeout": self.timeout,
             "num_retries": self.max_retries,
         }
+        if request.tools:
+            arguments["tools"] = [dict(tool) for tool in request.tools]
+        if request.tool_choice is not None:
+            arguments["tool_choice"] = request.tool_choice
         if request.json_schema is not None:
             arguments["response_format"] = {
                 "type": "json_schema",
@@ -188,11 +195,14 @@ class LiteLLMClient:
         return arguments
 
 
-def _read(model: str, reply: Any) -> tuple[str, TokenUsage, str]:
+def _read(model: str, reply: Any) -> tuple[str, TokenUsage, str, tuple[ToolCall, ...]]:
     choices = getattr(reply, "choices", None)
     first = choices[0] if isinstance(choices, list) and choices else None
     message = getattr(first, "message", None)
     content = getattr(message, "content", None)
+    tool_calls = read_tool_calls(model, _plain_calls(getattr(message, "tool_calls", None)))
+    if content is None and tool_calls:
+        content = ""  # a reply that only asks for tool calls has no content
     if not isinstance(content, str):
         raise ModelResponseError(f"{model}: reply has no choices[0].message.content")
     usage = getattr(reply, "usage", None)
@@ -200,7 +210,26 @@ def _read(model: str, reply: Any) -> tuple[str, TokenUsage, str]:
         _count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0))
     )
     served_by = getattr(reply, "model", "")
-    return content, tokens, served_by if isinstance(served_by, str) else ""
+    return content, tokens, served_by if isinstance(served_by, str) else "", tool_calls
+
+
+def _plain_calls(items: Any) -> Any:
+    """LiteLLM's tool call objects as the dicts of a chat-completions reply."""
+    if not isinstance(items, list):
+        return items
+    plain = []
+    for item in items:
+        function = getattr(item, "function", None)
+        plain.append(
+            {
+                "id": getattr(item, "id", None),
+                "function": {
+                    "name": getattr(function, "name", None),
+                    "arguments": getattr(function, "arguments", None),
+                },
+            }
+        )
+    return plain
 
 
 def _count(value: Any) -> int:

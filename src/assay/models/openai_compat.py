@@ -16,7 +16,10 @@ a judge's calls within limits and turns every failure into a `ModelError`:
 - token usage and estimated cost on every reply, counted in a shared `JudgeUsage` and, when
   given, a `Budget` that stops new calls once it is spent.
 
-Nothing touches the network until `complete` is called.
+A request's `tools` and `tool_choice` are sent as given, and so are its messages (assistant
+messages with `tool_calls`, `tool` messages); the calls a reply asks for
+(`message.tool_calls`) come back as `ChatResponse.tool_calls`, its text then "" when it has no
+content. Nothing touches the network until `complete` is called.
 
 Example:
     >>> client = OpenAICompatibleClient("http://127.0.0.1:8000/v1", api_key="sk-secret")
@@ -45,6 +48,7 @@ import httpx
 import orjson
 
 from assay.limits import JUDGE_CALL_TIMEOUT_S, MAX_TOKEN_COUNT
+from assay.models._tool_calls import read_tool_calls
 from assay.models.budget import Budget, JudgeUsage
 from assay.models.pricing import PRICES_PER_MILLION, estimate_cost_usd, model_price_key
 from assay.models.types import (
@@ -58,6 +62,7 @@ from assay.models.types import (
     ModelTimeout,
     TokenUsage,
 )
+from assay.records import ToolCall
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "RETRY_STATUSES", "OpenAICompatibleClient"]
 
@@ -102,6 +107,10 @@ class _CallLog:
             waits.append(f"{self.backoff_waits:.1f} s in backoff")
         waited = f" (waited {', '.join(waits)})" if waits else ""
         return f"{tries} in {self.elapsed():.1f} s{waited}"
+
+
+_Reply = tuple[str, TokenUsage, str, tuple[ToolCall, ...]]
+"""A parsed reply: its text, usage, the model that answered, the tool calls it asked for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,7 +338,7 @@ class OpenAICompatibleClient:
                     held = False
                     if log.attempts > self.max_retries:
                         raise self._exhausted(model, failure, log)
-                text, usage, served_by = sent
+                text, usage, served_by, tool_calls = sent
                 response = ChatResponse(
                     text=text,
                     usage=usage,
@@ -339,6 +348,7 @@ class OpenAICompatibleClient:
                     ),
                     latency_ms=log.elapsed() * 1000.0,
                     attempts=log.attempts,
+                    tool_calls=tool_calls,
                 )
             except ModelError as err:
                 self.usage.record_error(model, err, log.attempts)
@@ -435,6 +445,10 @@ class OpenAICompatibleClient:
             payload["max_tokens"] = request.max_tokens
         if request.seed is not None:
             payload["seed"] = request.seed
+        if request.tools:
+            payload["tools"] = list(request.tools)
+        if request.tool_choice is not None:
+            payload["tool_choice"] = request.tool_choice
         if request.json_schema is not None:
             payload["response_format"] = {
                 "type": "json_schema",
@@ -451,7 +465,7 @@ class OpenAICompatibleClient:
 
     async def _attempt(
         self, http: httpx.AsyncClient, request: ChatRequest, body: bytes, seconds: float
-    ) -> tuple[str, TokenUsage, str] | _Failure:
+    ) -> _Reply | _Failure:
         """One HTTP attempt of at most `seconds`: the parsed reply, a failure worth retrying,
         or a raised error."""
         try:
@@ -517,7 +531,7 @@ class OpenAICompatibleClient:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
 
-    def _parse(self, model: str, raw: bytes) -> tuple[str, TokenUsage, str]:
+    def _parse(self, model: str, raw: bytes) -> _Reply:
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -536,6 +550,9 @@ class OpenAICompatibleClient:
             why = f"; error: {self._excerpt(orjson.dumps(error))}" if error else ""
             raise ModelResponseError(f"{model}: reply has no choices[0].message{why}")
         text = _content_text(message.get("content"))
+        tool_calls = read_tool_calls(model, message.get("tool_calls"))
+        if text is None and tool_calls:
+            text = ""  # a reply that only asks for tool calls has no content
         if text is None:
             refusal = message.get("refusal")
             if isinstance(refusal, str) and refusal:
@@ -551,6 +568,7 @@ class OpenAICompatibleClient:
             text,
             _token_usage(data.get("usage")),
             served_by if isinstance(served_by, str) else "",
+            tool_calls,
         )
 
     def _backoff(self, retry: int, retry_after: float | None) -> float:

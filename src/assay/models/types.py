@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from assay.records import ToolCall
+
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:
@@ -58,6 +60,15 @@ class ChatRequest:
     """Which sample this is when a judge asks the same question several times (`num_samples`):
     part of the cache key, so that samples are not served from one another's replies."""
 
+    tools: Sequence[Mapping[str, Any]] = ()
+    """Tools the model may call, as OpenAI function tools (`{"type": "function", "function":
+    {"name", "description", "parameters"}}`), sent as given; empty for none. Part of the cache
+    key only when not empty, so that the keys of requests without tools stay what they were."""
+
+    tool_choice: str | Mapping[str, Any] | None = None
+    """`auto`, `none`, `required` or `{"type": "function", "function": {"name": ...}}`; None
+    leaves it to the server."""
+
     @property
     def provider(self) -> str:
         """The part before the first `/` (`openai` when there is none)."""
@@ -88,7 +99,8 @@ class ChatResponse:
     """A model's reply to one request."""
 
     text: str
-    """The reply's content (the JSON text, when a schema was asked for)."""
+    """The reply's content (the JSON text, when a schema was asked for); "" when the model
+    only asked for tool calls."""
 
     usage: TokenUsage = field(default_factory=TokenUsage)
     """Tokens the call used (from the server, or recorded with the cached reply)."""
@@ -107,6 +119,11 @@ class ChatResponse:
 
     attempts: int = 1
     """HTTP attempts the call took (retries after 429, 5xx or timeouts count)."""
+
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tool calls the model asked for, in order (`message.tool_calls`): each with its
+    name, its arguments (a dict when they are a JSON object, else the raw text) and its id;
+    no `result`. Empty when it asked for none."""
 
     on_confirm: Callable[[bool], Awaitable[None]] | None = field(
         default=None, compare=False, repr=False
@@ -160,8 +177,9 @@ class ModelHTTPError(ModelError):
 
 
 class ModelResponseError(ModelError):
-    """The server answered, but the reply cannot be used: a body that is not JSON, no
-    `choices[0].message.content`, a refusal, or a body over the client's size limit."""
+    """The server answered, but the reply cannot be used: a body that is not JSON, neither
+    `choices[0].message.content` nor tool calls, a tool call without a name, a refusal, or a
+    body over the client's size limit."""
 
     kind = "bad_response"
 

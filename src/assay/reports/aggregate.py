@@ -18,7 +18,15 @@ from assay.reports.red_flags import (
     RedFlagThresholds,
     red_flags,
 )
-from assay.results import PARTIALLY_SCORED, CaseResult, NotScored, RunSummary, Score, ScoreStatus
+from assay.results import (
+    PARTIALLY_SCORED,
+    CaseResult,
+    NotScored,
+    OpsMetrics,
+    RunSummary,
+    Score,
+    ScoreStatus,
+)
 
 WORST_KEPT = 10
 """How many failed runs, lowest score first, the summary names."""
@@ -93,6 +101,8 @@ class ResultFigures(NamedTuple):
     est_cost_usd: float | None
     context_overflow: bool
     escalated: bool
+    repeat: int | None = None
+    """Which repetition of a live run this is (`CaseResult.repeat`); None offline."""
 
     @classmethod
     def of(cls, result: CaseResult) -> ResultFigures:
@@ -115,7 +125,83 @@ class ResultFigures(NamedTuple):
             ops.est_cost_usd,
             ops.context_overflow,
             ops.escalated,
+            result.repeat,
         )
+
+    @classmethod
+    def from_line(cls, line: dict[str, Any]) -> ResultFigures:
+        """The figures of a `results.jsonl` line: what `of` read of the result that wrote it
+        (the line keeps every figure the summary counts), so that an evaluation resumed from
+        its reports directory counts the runs it does not run again.
+
+        Raises:
+            ValueError: the line is not a result as assay writes one (`assay schema line`).
+
+        Example:
+            >>> from assay.reports.json_report import render
+            >>> from assay.results import OpsMetrics
+            >>> import orjson
+            >>> result = CaseResult("11", "11#2", "agent", "m", None, "14",
+            ...                     Score.scored("s", 0.5, passed=False), OpsMetrics(),
+            ...                     repeat=2)
+            >>> line = orjson.loads(render(result)[1])
+            >>> ResultFigures.from_line(line) == ResultFigures.of(result)
+            True
+        """
+        try:
+            ops = line["ops"]
+            score = _score(line["score"])
+            repeat = line.get("repeat")
+            if repeat is not None and (type(repeat) is not int or repeat < 1):
+                raise ValueError(f"repeat is not a whole number from 1: {repeat!r}")
+            result = CaseResult(
+                _text(line["scenario_id"]),
+                line.get("run_id"),
+                line.get("runner"),
+                line.get("model"),
+                None,
+                None,
+                score,
+                OpsMetrics(
+                    ops["turn_count"],
+                    ops["tool_call_count"],
+                    [],
+                    ops["tokens_in"],
+                    ops["tokens_out"],
+                    ops["duration_ms"],
+                    ops["est_cost_usd"],
+                    bool(ops["context_overflow"]),
+                    bool(ops["escalated"]),
+                ),
+                scenario_type=line.get("scenario_type"),
+                source=line.get("source") or "",
+                scores=[_score(part) for part in line.get("scores") or []],
+                repeat=repeat,
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a result line: {error!r}") from None
+        return cls.of(result)
+
+
+def _score(record: Any) -> Score:
+    """A `Score` from its record in a report."""
+    details = record["details"]
+    if not isinstance(details, dict):
+        raise TypeError("details is not an object")
+    return Score(
+        _text(record["scorer"]),
+        ScoreStatus(record["status"]),
+        record["score"],
+        record["passed"],
+        record.get("rationale") or "",
+        details,
+    )
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"not a string: {value!r}")
+    return value
 
 
 class _Group:
@@ -209,6 +295,9 @@ class SummaryBuilder:
         self._partially_scored = 0
         self._worst: list[tuple[float, int, dict[str, Any]]] = []
         self._failures_seen = 0
+        # One (scenario id, repeat, passed, value) per repetition of a live run, as
+        # `assay.reports.repeats.RepeatRecord` takes it: the `repeats` section's input.
+        self._repeats: list[tuple[str, int, bool | None, float | None]] = []
 
     def add_result(self, result: CaseResult) -> None:
         """Count one scored, unscored or errored run."""
@@ -260,6 +349,16 @@ class SummaryBuilder:
                     "reason": score.rationale,
                     "report_file": report_file,
                 }
+            )
+        if result.repeat is not None:
+            scored = status is ScoreStatus.SCORED
+            self._repeats.append(
+                (
+                    result.scenario_id,
+                    result.repeat,
+                    bool(score.passed) if scored else None,
+                    score.value if scored else None,
+                )
             )
         self._results += 1
         self._escalated += result.escalated
@@ -406,7 +505,17 @@ class SummaryBuilder:
             ],
             scenario_problems=scenario_problems or [],
             interrupted=interrupted,
+            repeats=self._repeats_section(),
         )
+
+    def _repeats_section(self) -> dict[str, Any] | None:
+        """The `repeats` section; None when no run was a repetition of a live run."""
+        if not self._repeats:
+            return None
+        # Imported here: an offline evaluation has no repetitions and need not load it.
+        from assay.reports.repeats import RepeatRecord, summarize_repeats
+
+        return summarize_repeats(RepeatRecord._make(record) for record in self._repeats)
 
     def _red_flag_figures(
         self,

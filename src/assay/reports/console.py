@@ -1,9 +1,11 @@
-"""Console output of `assay evaluate`: a progress bar while it runs, a summary table at the end."""
+"""Console output of `assay evaluate` and `assay run`: a progress bar while it runs, a summary
+table at the end."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
@@ -47,6 +49,66 @@ _KIND_TITLES = {
     "no_scenario": "runs with no scenario",
     "no_run": "scenarios with no run",
 }
+
+
+_FLAKY_LIMIT = 10
+"""Without -v, how many flaky case ids the summary names before "… and N more"."""
+
+
+def repeats_summary(
+    section: dict[str, Any], *, flaky_limit: int | None = _FLAKY_LIMIT, more_note: str = ""
+) -> list[str]:
+    """The lines that show the `repeats` section of an aggregate: repetitions per case,
+    pass@1, pass@n and pass^n (n the smallest repetition count), the mean score with its
+    interval, and the flaky cases (at most `flaky_limit` named, None names all; `more_note`
+    follows the count of those left out). Case ids are made safe to print (`shown`).
+
+    Example:
+        >>> section = {"n": 3, "n_max": 3, "runs": 6, "not_scored": 1,
+        ...            "cases": [{}, {}], "pass_at_k": {"1": 0.5, "2": 0.666667, "3": 0.75},
+        ...            "pass_hat_k": {"1": 0.5, "2": 0.333333, "3": 0.25},
+        ...            "mean_score": 0.5, "ci95": [0.1, 0.9], "flaky": ["a", "b", "c"]}
+        >>> for line in repeats_summary(section, flaky_limit=2):
+        ...     print(line)
+        3 repetitions of 2 cases (6 runs, 1 not scored)
+        pass@1 50.0%  pass@3 75.0%  pass^3 25.0%
+        mean score 0.500 [95% CI 0.100, 0.900]
+        flaky (3): a, b … and 1 more
+    """
+    n, n_max = section.get("n"), section.get("n_max")
+    cases = section.get("cases") or []
+    counted = f"{n}" if n == n_max else f"{n} to {n_max}"
+    not_scored = section.get("not_scored") or 0
+    lines = [
+        f"{counted} repetitions of {len(cases)} case{'s' if len(cases) != 1 else ''} "
+        f"({section.get('runs')} runs"
+        + (f", {not_scored} not scored)" if not_scored else ")")
+    ]
+    at, hat = section.get("pass_at_k") or {}, section.get("pass_hat_k") or {}
+    figures = [f"pass@1 {_percent(at.get('1'))}"]
+    if n != 1:
+        figures.append(f"pass@{n} {_percent(at.get(str(n)))}")
+        figures.append(f"pass^{n} {_percent(hat.get(str(n)))}")
+    lines.append("  ".join(figures))
+    mean, ci = section.get("mean_score"), section.get("ci95")
+    if mean is not None:
+        lines.append(
+            f"mean score {mean:.3f}"
+            + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if isinstance(ci, list) else "")
+        )
+    flaky = [shown(case) for case in section.get("flaky") or []]
+    named = flaky if flaky_limit is None else flaky[:flaky_limit]
+    more = len(flaky) - len(named)
+    lines.append(
+        f"flaky ({len(flaky)}): "
+        + (", ".join(named) if named else "none")
+        + (f" … and {more} more{more_note}" if more else "")
+    )
+    return lines
+
+
+def _percent(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
 
 
 class Progress:
@@ -127,12 +189,47 @@ def _summary_console(file: IO[str] | None) -> Console:
 def _print_summary(
     console: Console, summary: RunSummary, reports_dir: Path, *, verbose: bool
 ) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     def cell(value: object) -> Text:
         # A Text, not a str: rich would read markup in a str ("[/]" in a runner's name).
         return Text(shown(value))
+
+    if summary.live:
+        console.print(_live_table(summary))
+    else:
+        console.print(_totals_table(summary))
+    _print_details(console, summary, reports_dir, verbose=verbose, cell=cell)
+
+
+def _live_table(summary: RunSummary) -> Any:
+    """The headline figures of a live evaluation (`assay run`): every run counts, failed
+    runs included, and failures are counted by kind."""
+    from rich.table import Table
+
+    live, totals = summary.live, summary.totals
+    table = Table(title="assay run", show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rate, score = live.get("pass_rate"), live.get("overall_score")
+    errors = live.get("errors") or {}
+    table.add_row("runs", f"{live.get('runs', 0)}" + (
+        f" of {live['units']}" if live.get("units", 0) != live.get("runs", 0) else ""))
+    table.add_row("  passed", str(live.get("passed", 0)))
+    table.add_row("  failed", str(totals["failed"]))
+    table.add_row("  no verdict", str(totals["unscored"]))
+    table.add_row("  agent errors", str(errors.get("agent_error", 0)))
+    table.add_row("  timeouts", str(errors.get("timeout", 0)))
+    table.add_row("  infrastructure errors", str(errors.get("infrastructure_error", 0)))
+    if errors.get("evaluation_error"):
+        table.add_row("  with a criterion not checked", str(errors["evaluation_error"]))
+    table.add_row("pass rate (of all runs)", "n/a" if rate is None else f"{rate:.1%}")
+    table.add_row("overall score (weighted)", "n/a" if score is None else f"{score:.3f}")
+    return table
+
+
+def _totals_table(summary: RunSummary) -> Any:
+    from rich.table import Table
 
     totals = summary.totals
     table = Table(title="assay evaluate", show_header=False, title_justify="left")
@@ -161,8 +258,22 @@ def _print_summary(
     table.add_row("scenarios without runs", str(totals["scenarios_without_runs"]))
     if summary.scenario_problems:
         table.add_row("ground-truth problems", str(len(summary.scenario_problems)))
-    console.print(table)
+    return table
 
+
+def _print_details(
+    console: Console,
+    summary: RunSummary,
+    reports_dir: Path,
+    *,
+    verbose: bool,
+    cell: Callable[[object], Any],
+) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    totals = summary.totals
+    partial = totals.get("partially_scored", 0)
     if len(summary.by_runner_model) > 1:
         breakdown = Table(title="by runner and model", title_justify="left")
         columns = ["runner", "model", "scored", "passed", "pass rate", "mean score"]
@@ -217,6 +328,16 @@ def _print_summary(
             f"{usage['input_tokens'] + usage['output_tokens']:,} tokens, {cost}",
             markup=False,
         )
+
+    if summary.repeats:
+        lines = repeats_summary(
+            summary.repeats,
+            flaky_limit=None if verbose else _FLAKY_LIMIT,
+            more_note=" (-v lists all)",
+        )
+        console.print("[bold]repeats[/bold]")
+        for line in lines:
+            console.print(f"  {line}", markup=False, soft_wrap=True)
 
     flags = summary.red_flags.get("flags", [])
     raised = [flag for flag in flags if flag["status"] == "raised"]

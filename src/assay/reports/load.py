@@ -161,6 +161,7 @@ def _summary(aggregate: dict[str, Any]) -> RunSummary:
         options=aggregate.get("options", {}),
         scorers=aggregate.get("scorers", []),
         live=aggregate.get("live") or {},
+        repeats=aggregate.get("repeats"),
     )
 
 

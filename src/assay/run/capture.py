@@ -391,6 +391,7 @@ def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callab
                 collector.finish_tool(call, result)
                 return result
 
+            run_async.__assay_tool__ = tool_name  # type: ignore[attr-defined]
             return run_async  # type: ignore[return-value]
 
         @functools.wraps(wrapped)
@@ -407,6 +408,8 @@ def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callab
             collector.finish_tool(call, result)
             return result
 
+        # Lets the built-in tool agent find the name and run the function undecorated.
+        run.__assay_tool__ = tool_name  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]
 
     if function is not None:

@@ -110,6 +110,8 @@ class Unit:
     """1-based index of the repetition."""
     run_id: str
     """`eval_id` when each case runs once, `eval_id#repeat` when cases are repeated."""
+    of: int = 1
+    """How many times each case runs."""
 
 
 def units_of(cases: Iterable[EvalCase], repeat: int = 1) -> list[Unit]:
@@ -122,7 +124,7 @@ def units_of(cases: Iterable[EvalCase], repeat: int = 1) -> list[Unit]:
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     return [
-        Unit(case, k, case.eval_id if repeat == 1 else f"{case.eval_id}#{k}")
+        Unit(case, k, case.eval_id if repeat == 1 else f"{case.eval_id}#{k}", repeat)
         for case in cases
         for k in range(1, repeat + 1)
     ]
@@ -160,8 +162,12 @@ class Engine:
         """A collector the user wired into the agent: after each unit it holds that unit's
         record (as the seed's API shows it), while every unit records into its own."""
         self._scorers: dict[str, Any] = {}
+        self._clients: dict[str, Any] = {}
         self._closers: list[Any] = []
         self._criteria = {name: c for name, c in config.criteria.items()}
+        self.uncaptured: list[str] = []
+        """Runs whose case expects tool calls or nodes while nothing at all was captured
+        from the agent: the capture is probably not wired (see `capture_warning`)."""
         self.check_criteria()
 
     # Scorers.
@@ -195,9 +201,12 @@ class Engine:
         return options
 
     async def aclose(self) -> None:
-        """Close the model clients of the criteria that asked a model."""
-        for scorer in self._closers:
-            await scorer.aclose()
+        """Close the model clients of the criteria (and of assay's own agent) that asked a
+        model."""
+        for owner in [*self._closers, self.agent]:
+            close = getattr(owner, "aclose", None)
+            if close is not None:
+                await close()
 
     # Running.
 
@@ -246,6 +255,8 @@ class Engine:
                 break
             await asyncio.sleep(self.settings.retry_wait_s * 2 ** (attempts - 1))
         run = self._trajectory(unit, record, collector, conversation, replies, duration_ms, error)
+        if error_kind is None and collector.empty and _expects_steps(case):
+            self.uncaptured.append(unit.run_id)
         if error_kind is not None:
             score = Score.error(
                 "agent", error or error_kind, {"reason": error_kind}
@@ -272,8 +283,8 @@ class Engine:
             source=run.source,
             scores=parts,
             expected_answer=record.expected_answer,
+            repeat=unit.repeat if unit.of > 1 else None,
         )
-        _set_repeat(result, unit.repeat)
         if self.user_collector is not None:
             self.user_collector.reset()
             self.user_collector.extend(collector)
@@ -371,8 +382,6 @@ class Engine:
     ) -> Score:
         scorer_name = criterion.scorer_name or name
         scorer = self._scorer(name, criterion)
-        if criterion.threshold is not None and scorer_name == "trajectory":
-            case = dataclasses.replace(case, trajectory_threshold=criterion.threshold)
         if is_async_scorer(scorer_name):
             score: Score = await scorer.score_async(case, run)
         else:
@@ -390,10 +399,97 @@ class Engine:
         return score
 
     async def _simulate(self, criterion: CriterionConfig, case: EvalCase) -> Score:
-        raise NotImplementedError("simulation criterion: not wired yet")
+        """A simulated user with the criterion's persona talks to the agent (opening with the
+        case's first message), then a judge says which goals were met."""
+        from assay.run.simulation import SimulationSpec, run_simulation
+
+        options = criterion.options
+        spec = SimulationSpec(
+            persona=str(options["persona"]),
+            max_turns=int(options.get("max_turns", 5)),
+            goals=tuple(options.get("goals") or ()),
+            model=options.get("model"),
+            first_message=case.user_messages()[0],
+        )
+        model, client = self._model_client("simulation", options.get("model"))
+        try:
+            with capturing(TrajectoryCollector()):
+                async with asyncio.timeout(self.settings.timeout_s):
+                    score, outcome = await run_simulation(
+                        self.agent, spec, client=client, model=model, config=case.config or {}
+                    )
+        except TimeoutError:
+            return Score.error(
+                "simulation", f"the simulation ran past {self.settings.timeout_s:g} s",
+                {"reason": TIMEOUT},
+            )
+        except Exception as exc:
+            return _failed("simulation", exc)
+        score.details.setdefault("simulation", outcome.details())
+        return score
 
     async def _idempotency(self, criterion: CriterionConfig, case: EvalCase) -> Score:
-        raise NotImplementedError("idempotency criterion: not wired yet")
+        """The case's messages sent twice under one idempotency key (a capture of its own)."""
+        from assay.run.idempotency import check_idempotency
+
+        conversation = [{"role": "user", "content": text} for text in case.user_messages()]
+        try:
+            with capturing(TrajectoryCollector()):
+                async with asyncio.timeout(self.settings.timeout_s):
+                    return await check_idempotency(self.agent, conversation, case.config or {})
+        except TimeoutError:
+            return Score.error(
+                "idempotency", f"the two calls ran past {self.settings.timeout_s:g} s",
+                {"reason": TIMEOUT},
+            )
+        except Exception as exc:
+            return _failed("idempotency", exc)
+
+    def _model_client(self, purpose: str, model: str | None) -> tuple[str, Any]:
+        """The model and a client for a criterion that talks to a model itself (the simulated
+        user): the judge flags' client settings, one client per model for the evaluation."""
+        from assay.scorers._judge_client import default_client_factory
+
+        settings = self.settings.judge_options
+        shared = settings.get(purpose) or settings.get("llm_judge") or {}
+        chosen = model or shared.get("model") or judge_model()
+        client = self._clients.get(chosen)
+        if client is None:
+            client_options = dict(shared.get("client_options") or {})
+            client = default_client_factory(chosen, **client_options)()
+            self._clients[chosen] = client
+            self._closers.append(client)
+        return chosen, client
+
+
+def _failed(check: str, exc: Exception) -> Score:
+    """The error of a check that drives the agent itself, when the agent (or its model
+    server) failed during it."""
+    kind = INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
+    text = f"{_KIND_TEXT[kind]}: {type(exc).__name__}: {exc}"
+    return Score.error(check, text[:500], {"reason": kind})
+
+
+def _expects_steps(case: EvalCase) -> bool:
+    return bool(case.expected_tools or case.expected_trajectory)
+
+
+def capture_warning(run_ids: list[str]) -> str | None:
+    """What to say when runs expected tool calls or nodes but nothing was captured.
+
+    Example:
+        >>> capture_warning(["a", "b"])[:47]
+        '2 runs expect tool calls or nodes, but nothing '
+    """
+    if not run_ids:
+        return None
+    shown = ", ".join(run_ids[:5]) + (f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else "")
+    return (
+        f"{len(run_ids)} runs expect tool calls or nodes, but nothing was captured from the "
+        "agent (no node, model or tool call): is the capture wired? Decorate the tools with "
+        "@assay.evaluation.tool, pass make_trajectory_callback(...) to the graph, or return "
+        f"the turn's messages with the reply. Runs: {shown}"
+    )
 
 
 _KIND_TEXT = {AGENT_ERROR: "agent error", INFRASTRUCTURE_ERROR: "infrastructure error"}
@@ -402,12 +498,7 @@ _KIND_TEXT = {AGENT_ERROR: "agent error", INFRASTRUCTURE_ERROR: "infrastructure 
 def _combined(parts: list[Score], weights: Mapping[str, float]) -> Score:
     if len(parts) == 1:
         return parts[0]
-    return combine_scores(parts)
-
-
-def _set_repeat(result: CaseResult, repeat: int) -> None:
-    if "repeat" in CaseResult.__dataclass_fields__:
-        result.repeat = repeat  # type: ignore[attr-defined]
+    return combine_scores(parts, weights)
 
 
 def is_infrastructure_error(exc: BaseException) -> bool:

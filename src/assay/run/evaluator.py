@@ -24,8 +24,9 @@ from typing import Any
 
 from assay._text import path_text
 from assay.reports.red_flags import RedFlagThresholds
+from assay.results import CaseResult
 from assay.run.criteria import EvalConfig, inferred_config
-from assay.run.engine import Engine, RunSettings, Unit, UnitOutcome, units_of
+from assay.run.engine import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
 from assay.run.evalset import EvalSet
 from assay.run.output import EVALSET_FILE, RUNS_FILE, LiveReports, result_of_line
 from assay.run.report import EvalCaseResult, EvalReport, live_figures
@@ -132,6 +133,7 @@ class AgentEvaluator:
                     weights=engine.config.weights(),
                     figures=live_figures(results, engine.config.weights()),
                     repeats=_repeats(results),
+                    warnings=_warnings(engine),
                 )
             return await _evaluate_into(
                 engine, cases, units, Path(reports_dir), resume, view, on_result, source=source
@@ -199,9 +201,11 @@ async def _evaluate_into(
                 interrupted=interrupted,
                 options=_options(engine, directory, units, cases, source),
                 scorers=_scorer_runs(engine),
-                problems=[],
+                problems=[
+                    {"source": f"agent {engine.agent.name}", "reason": warning}
+                    for warning in _warnings(engine)
+                ],
             )
-    results = reports.results(units)
     for unit in units:
         if unit.run_id not in views and unit.run_id in reports.lines:
             kept = result_of_line(reports.lines[unit.run_id])
@@ -211,19 +215,24 @@ async def _evaluate_into(
         [views[u.run_id] for u in units if u.run_id in views],
         weights=engine.config.weights(),
         figures=summary.live,
-        repeats=getattr(summary, "repeats", None) or _repeats(results),
+        repeats=summary.repeats,
         interrupted=summary.interrupted,
         summary=summary,
+        reports_dir=directory,
+        warnings=_warnings(engine),
     )
 
 
-def _repeats(results: Sequence[Any]) -> dict[str, Any] | None:
-    """The repetition statistics, when the reports know how to compute them."""
-    try:
-        from assay.reports import repeats  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return repeats.repeat_section(results)  # type: ignore[no-any-return]
+def _repeats(results: Sequence[CaseResult]) -> dict[str, Any] | None:
+    """pass@k, pass^k and flaky cases, when cases were repeated (None otherwise)."""
+    from assay.reports.repeats import repeat_section
+
+    return repeat_section(results)
+
+
+def _warnings(engine: Engine) -> list[str]:
+    warning = capture_warning(engine.uncaptured)
+    return [] if warning is None else [warning]
 
 
 def _check_ids(cases: Sequence[EvalCase]) -> None:

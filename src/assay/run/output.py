@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -142,16 +142,6 @@ class LiveReports:
         self.lines[outcome.unit.run_id] = entry
         return report_file
 
-    def results(self, units: Iterable[Unit]) -> list[CaseResult]:
-        """The saved result of each unit that has one, in the order of `units`."""
-        found = []
-        for unit in units:
-            line = self.lines.get(unit.run_id)
-            result = None if line is None else result_of_line(line)
-            if result is not None:
-                found.append(result)
-        return found
-
     def finish(
         self,
         units: Sequence[Unit],
@@ -219,8 +209,8 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult | None:
     except (KeyError, TypeError, ValueError):
         return None
     repeat = line.get("repeat")
-    if isinstance(repeat, int) and "repeat" in CaseResult.__dataclass_fields__:
-        result.repeat = repeat  # type: ignore[attr-defined]
+    if isinstance(repeat, int) and not isinstance(repeat, bool):
+        result.repeat = repeat
     return result
 
 

@@ -27,6 +27,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from assay.records import Trajectory, TrajectoryStep
@@ -145,6 +146,10 @@ class EvalReport:
     """True when the evaluation was stopped before every run finished."""
     summary: RunSummary | None = None
     """The aggregate as `_aggregate.json` holds it, when the reports were written."""
+    reports_dir: Path | None = None
+    """Where the reports were written, if they were."""
+    warnings: list[str] = field(default_factory=list)
+    """What looks wrong with the evaluation itself (a capture that is not wired)."""
 
     @property
     def total_cases(self) -> int:
@@ -200,6 +205,7 @@ class EvalReport:
                 )
         if self.interrupted:
             lines.append("Interrupted: the figures cover the runs that finished.")
+        lines.extend(f"Warning: {warning}" for warning in self.warnings)
         for case in self.cases:
             if case.passed:
                 continue

@@ -113,6 +113,37 @@ class Problem(_Record):
     reason: str
 
 
+class RepeatFigures(_Record):
+    """One side's repeated live runs, from its aggregate's `repeats` section."""
+
+    n: int = Field(ge=1)
+    """The smallest repetition count of any case."""
+    n_max: int = Field(ge=1)
+    cases: int = Field(ge=0)
+    pass_at_1: float | None = Field(ge=0.0, le=1.0)
+    """Mean over cases of their pass@1."""
+    pass_at_n: float | None = Field(ge=0.0, le=1.0)
+    """Mean over cases of their pass@n, n being `n`."""
+    pass_hat_n: float | None = Field(ge=0.0, le=1.0)
+    """Mean over cases of their pass^n."""
+    mean_score: float | None = Field(ge=0.0, le=1.0)
+    flaky: int = Field(ge=0)
+    """How many cases are flaky (passed on some repetitions, not on others)."""
+    flaky_cases: list[str]
+    """Their ids, sorted."""
+
+
+class RepeatsComparison(_Record):
+    """Each side's repeated live runs (null for a side without)."""
+
+    base: RepeatFigures | None
+    new: RepeatFigures | None
+    newly_flaky: list[str]
+    """Cases flaky in NEW that were not in BASE (empty unless both sides have repeats)."""
+    no_longer_flaky: list[str]
+    """Cases flaky in BASE that are not in NEW."""
+
+
 class Comparison(_Record):
     """`assay compare BASE NEW --json FILE`."""
 
@@ -123,6 +154,11 @@ class Comparison(_Record):
     verdict: Verdict
     """`regressed` when any scorer regressed (or is mixed), else `improved` when any
     improved, else `no significant change`."""
+    matched_by: Literal["scenario_id+run_id", "scenario_id+repeat"] = "scenario_id+run_id"
+    """How runs were paired: by scenario and repeat when both sides are repeated live runs
+    (the k-th repetition of a case with the k-th), else by scenario and run id."""
+    repeats: RepeatsComparison | None = None
+    """pass@1, pass^n and flaky cases of each side, when either side repeated its runs."""
     alpha: float = Field(gt=0.0, lt=1.0)
     seed: int
     resamples: int = Field(ge=1)

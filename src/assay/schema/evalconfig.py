@@ -60,10 +60,6 @@ class CriterionConfig(BaseModel):
     weight: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
     """Weight of the criterion in the case's score and the report's `overall_score`."""
 
-    threshold: Annotated[float, Field(ge=0, le=1)] | None = None
-    """Score at or above which the criterion passes, for checks whose scorer has no threshold
-    option of its own (`trajectory`); None: the scorer's own rule."""
-
     @field_validator("scorer_name")
     @classmethod
     def _named(cls, value: str | None) -> str | None:
@@ -94,12 +90,13 @@ class CriterionConfig(BaseModel):
         mode = MatchType(str(match_type).upper()) if not isinstance(match_type, MatchType) else (
             match_type
         )
-        return cls(
-            scorer_name="trajectory",
-            options={"mode": mode.value, "args": "superset" if check_args else "ignore"},
-            weight=weight,
-            threshold=threshold if threshold < 1.0 else None,
-        )
+        options: dict[str, Any] = {
+            "mode": mode.value,
+            "args": "superset" if check_args else "ignore",
+        }
+        if threshold < 1.0:
+            options["threshold"] = threshold
+        return cls(scorer_name="trajectory", options=options, weight=weight)
 
     @classmethod
     def node_order(

@@ -95,6 +95,9 @@ class RunReport(_Record):
     expected_answer: Any = None
     """The scenario's gold answer as written, when it has one (per-run reports only; a
     `results.jsonl` line leaves it out)."""
+    repeat: int | None = Field(default=None, ge=1)
+    """Which repetition of a live run this is, from 1 (`assay run --repeat K`); absent for a
+    run that was not run live."""
 
 
 class ResultLine(RunReport):
@@ -290,6 +293,58 @@ class LiveFigures(_Record):
     """Runs finished (kept from an interrupted evaluation included, when resumed)."""
 
 
+class RepeatCase(_Record):
+    """One case's repetitions."""
+
+    scenario_id: str
+    n: int = Field(ge=1)
+    """Repetitions of the case that finished (passed, failed or not scored)."""
+    passed: int = Field(ge=0)
+    """Of `n`: repetitions that passed."""
+    not_scored: int = Field(ge=0)
+    """Of `n`: repetitions without a verdict (agent error, timeout, unscored): they did not
+    pass."""
+    pass_at_k: dict[str, float]
+    """k ("1".."n") -> 1 - C(n-passed, k)/C(n, k): the chance that one of k repetitions
+    passes."""
+    pass_hat_k: dict[str, float]
+    """k ("1".."n") -> C(passed, k)/C(n, k): the chance that all k repetitions pass."""
+    mean_score: float | None = Field(ge=0.0, le=1.0)
+    """Mean score of the scored repetitions; null when none was scored."""
+    ci95: list[float] | None = Field(min_length=2, max_length=2)
+    """95% t-interval of `mean_score` over the repetitions, cut to [0, 1]; null with fewer
+    than 2 scored repetitions."""
+    flaky: bool
+    """Some repetitions passed and others did not."""
+
+
+class Repeats(_Record):
+    """`repeats`: the figures of repeated live runs (absent when no run was one)."""
+
+    n: int = Field(ge=1)
+    """The smallest repetition count of any case: `pass_at_k` and `pass_hat_k` go up to it."""
+    n_max: int = Field(ge=1)
+    """The largest repetition count of any case (above `n` when a run was cut short)."""
+    runs: int = Field(ge=1)
+    """Repetitions counted, over all cases."""
+    not_scored: int = Field(ge=0)
+    """Of `runs`: repetitions without a verdict."""
+    cases: list[RepeatCase]
+    """One per case, sorted by id."""
+    pass_at_k: dict[str, float]
+    """k ("1".."n") -> mean over cases of their pass@k (each case weighs the same)."""
+    pass_hat_k: dict[str, float]
+    """k ("1".."n") -> mean over cases of their pass^k."""
+    mean_score: float | None = Field(ge=0.0, le=1.0)
+    """Mean over cases of their mean scores (cases without one left out)."""
+    ci95: list[float] | None = Field(min_length=2, max_length=2)
+    """95% t-interval of `mean_score` over cases, cut to [0, 1]; null with fewer than 2."""
+    flaky: list[str]
+    """Ids of the flaky cases, sorted."""
+    duplicates: list[tuple[str, int]] = Field(default_factory=list)
+    """[case, repeat] of each repetition recorded more than once (counted once)."""
+
+
 class Aggregate(_Record):
     """`_aggregate.json`: the whole evaluation."""
 
@@ -319,3 +374,6 @@ class Aggregate(_Record):
     worst_failures: list[WorstFailure]
     live: LiveFigures | None = None
     """Present for live evaluations only."""
+    repeats: Repeats | None = None
+    """pass@k, pass^k, mean score and flaky cases of repeated live runs (`assay run
+    --repeat K`); absent for an evaluation of saved runs."""

@@ -112,6 +112,64 @@ def final_text(run: Trajectory) -> tuple[str | None, str]:
     return None, ""
 
 
+def turn_answers(run: Trajectory, turns: int) -> tuple[list[str | None] | None, str]:
+    """The run's answer to each of `turns` turns from its conversation, or None and why there
+    are none.
+
+    The answer to a turn is the last assistant text before the next user message; the user
+    messages must be exactly one per turn, or the answers cannot be told apart.
+
+    Example:
+        >>> run = Trajectory(messages=[Message("user", "hi"), Message("assistant", "Hello"),
+        ...                            Message("user", "bye"), Message("assistant", None)])
+        >>> turn_answers(run, 2)
+        (['Hello', None], '')
+    """
+    answers: list[str | None] = []
+    for message in run.messages:
+        if message.role == "user":
+            answers.append(None)
+        elif message.role == "assistant" and message.content and answers:
+            answers[-1] = message.content
+    if not answers:
+        return None, "the run records no answer per turn"
+    if len(answers) != turns:
+        return None, (
+            f"the run's {len(answers)} user message(s) do not line up with the {turns} turns"
+        )
+    return answers, ""
+
+
+def turn_replies(run: Trajectory, turns: int) -> tuple[list[str | None] | None, str]:
+    """The agent's reply to each of `turns` turns, and where the replies were read from
+    (`messages` or `steps`); `(None, why)` when the run records no reply per turn.
+
+    The conversation is read as `turn_answers` reads it. A run whose conversation does not
+    give the turns (none kept, as in `runs.jsonl`, or user messages that do not line up) is
+    read from its steps: the reply to turn `t` is the text of the last step with text whose
+    `turn` is `t`, and a turn with no such step has no reply (None).
+
+    Example:
+        >>> run = Trajectory(steps=[Step(0, text="Hi", turn=0), Step(1, turn=1),
+        ...                         Step(2, text="Sure", turn=1)])
+        >>> turn_replies(run, 3)
+        (['Hi', 'Sure', None], 'steps')
+    """
+    why = "the run records neither a conversation nor steps with a turn index"
+    if run.messages:
+        answers, why = turn_answers(run, turns)
+        if answers is not None:
+            return answers, "messages"
+    if not any(isinstance(step.turn, int) for step in run.steps):
+        return None, why
+    replies: list[str | None] = [None] * turns
+    for step in run.steps:
+        turn = step.turn
+        if isinstance(turn, int) and 0 <= turn < turns and step.text:
+            replies[turn] = step.text
+    return replies, "steps"
+
+
 def assistant_turns(run: Trajectory) -> tuple[int, str] | None:
     """How many turns the agent took, and what was counted; None when the run records none.
 

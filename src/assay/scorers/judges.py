@@ -112,10 +112,17 @@ _REVIEW = {
 class _AnswerJudge(JudgeScorer):
     name = "llm_judge"
 
-    def __init__(self, *, preset: str | None = None, **options: Any) -> None:
+    def __init__(
+        self, *, preset: str | None = None, prompt: str | None = None, **options: Any
+    ) -> None:
         if preset not in (None, "agent_review"):
             raise ValueError(f"unknown llm_judge preset {preset!r}; use 'agent_review'")
+        if prompt is not None and not prompt.strip():
+            raise ValueError("llm_judge prompt must not be empty")
+        if prompt is not None and preset is not None:
+            raise ValueError("llm_judge takes a prompt or a preset, not both")
         self.preset = preset
+        self.prompt = prompt
         super().__init__(**options)
 
     async def judge(self, case: Case, run: Trajectory) -> Score:
@@ -124,6 +131,8 @@ class _AnswerJudge(JudgeScorer):
             return missing
         reference = case.expected_answer
         characteristic = case.characteristic_form
+        if self.prompt is not None:
+            return await self._by_prompt(case, run, reference, characteristic)
         if reference is None and not characteristic:
             return Score.unscored(
                 self.name,
@@ -150,6 +159,35 @@ class _AnswerJudge(JudgeScorer):
                 "answer. Equivalent wording, formatting and order do not matter; wrong or "
                 "missing facts do. Give `score` from 0 (wrong) to 1 (fully correct), `passed` "
                 "true only when the answer is correct, and a one-paragraph `rationale`."
+            ),
+            blocks=blocks,
+            schema=_VERDICT,
+            schema_name="answer_verdict",
+            num_samples=self.num_samples,
+        )
+        return self._scored(asked)
+
+    async def _by_prompt(
+        self, case: Case, run: Trajectory, reference: Any, characteristic: str | None
+    ) -> Score:
+        """Judge the answer by the user's own criterion (`prompt`); the expected answer, when
+        the scenario has one, is shown as a reference."""
+        assert self.prompt is not None
+        budget = self.content_budget
+        blocks = [untrusted("QUESTION", _question(case, run) or "(no question recorded)", budget)]
+        if reference is not None:
+            blocks.append(untrusted("REFERENCE ANSWER", reference, budget))
+        if characteristic:
+            blocks.append(untrusted("WHAT A CORRECT ANSWER LOOKS LIKE", characteristic, budget))
+        blocks.append(untrusted("AGENT ANSWER", run.answer, budget))
+        asked = await ask(
+            self.client(),
+            model=self.model,
+            instructions=(
+                "Judge the agent's answer by this criterion, written by the evaluation's "
+                f"author: {self.prompt.strip()}\nGive `score` from 0 (does not meet it) to 1 "
+                "(fully meets it), `passed` true only when the answer meets it, and a "
+                "one-paragraph `rationale`."
             ),
             blocks=blocks,
             schema=_VERDICT,
@@ -217,6 +255,7 @@ def llm_judge(
     *,
     model: str | None = None,
     preset: Literal["agent_review"] | None = None,
+    prompt: str | None = None,
     num_samples: int = 1,
     aggregation: Aggregation = "mean",
     threshold: float | None = None,
@@ -238,6 +277,9 @@ def llm_judge(
         preset: `agent_review` for the six-criterion review of the whole run
             (`AGENT_REVIEW_CRITERIA`) with suggestions; its score is the share of criteria
             met, and it passes when all are (threshold 1.0 unless given).
+        prompt: The criterion to judge the answer by, in your words ("Does the response
+            identify the capital city?"); the scenario then needs no expected answer (one it
+            has is shown as a reference).
         num_samples: How many times each question is asked (in parallel).
         aggregation: How samples combine: `mean` score, or `majority` of passes.
         threshold: A score to pass at (default: the judge's own verdict; 1.0 with the
@@ -251,6 +293,7 @@ def llm_judge(
         model=_required(model),
         client_factory=_factory(model, client_factory, client_options),
         preset=preset,
+        prompt=prompt,
         num_samples=num_samples,
         aggregation=aggregation,
         threshold=threshold,

@@ -76,6 +76,8 @@ _BUILTIN_MODULES = {
     "routing": "assay.scorers.multi_agent",
     "hierarchical": "assay.scorers.multi_agent",
     "composite": "assay.scorers.compose",
+    "response_match": "assay.scorers.response_match",
+    "node_order": "assay.scorers.node_order",
 }
 """Built-in scorers by name and the module that registers each; imported on first use, so
 that start-up stays fast (a test checks that this is exactly what the modules register)."""

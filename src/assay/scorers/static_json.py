@@ -32,6 +32,7 @@ from assay.answers.rules import AnswerRules
 from assay.limits import ALIGNMENT_BUDGET
 from assay.records import Case, CaseTurn, Trajectory
 from assay.results import Score
+from assay.scorers._runs import turn_answers
 from assay.scorers.registry import Scorer, register_scorer
 
 NAME = "static_json"
@@ -174,7 +175,7 @@ def _turn_details(
     alignment_budget: int,
 ) -> list[dict[str, Any]]:
     """One record per turn of a multi-turn case (see the module notes)."""
-    answers, why_not = _turn_answers(run, len(turns))
+    answers, why_not = turn_answers(run, len(turns))
     records: list[dict[str, Any]] = []
     for number, turn in enumerate(turns, start=1):
         record: dict[str, Any] = {
@@ -205,27 +206,6 @@ def _turn_details(
             )
         records.append(record)
     return records
-
-
-def _turn_answers(run: Trajectory, turns: int) -> tuple[list[str | None] | None, str]:
-    """The run's answer to each turn from its conversation, or None and why there are none.
-
-    The answer to a turn is the last assistant text before the next user message; the user
-    messages must be exactly one per turn, or the answers cannot be told apart.
-    """
-    answers: list[str | None] = []
-    for message in run.messages:
-        if message.role == "user":
-            answers.append(None)
-        elif message.role == "assistant" and message.content and answers:
-            answers[-1] = message.content
-    if not answers:
-        return None, "the run records no answer per turn"
-    if len(answers) != turns:
-        return None, (
-            f"the run's {len(answers)} user message(s) do not line up with the {turns} turns"
-        )
-    return answers, ""
 
 
 @lru_cache(maxsize=256)

@@ -41,6 +41,7 @@ from typing import Any
 
 from assay.records import Case, Trajectory
 from assay.results import Score
+from assay.scorers._runs import check_fraction
 from assay.scorers.registry import Scorer, register_scorer
 from assay.trajectory import TrajectoryChecker, TurnsChecker, match_type_of, turns_of
 
@@ -53,18 +54,27 @@ def trajectory(
     mode: str = "strict",
     args: str = "superset",
     overrides: Mapping[str, Any] | None = None,
+    threshold: float | None = None,
 ) -> Scorer:
     """Build the trajectory scorer.
 
     Args:
         mode: Match mode for scenarios that do not name one (`strict`, `unordered`,
-            `subsequence`, `superset`, `subset`, or `EXACT` / `IN_ORDER` / `ANY_ORDER`).
-        args: Argument mode for scenarios that do not name one.
+            `subsequence`, `superset`, `subset`, or `EXACT` / `IN_ORDER` / `ANY_ORDER` in any
+            case).
+        args: Argument mode for scenarios that do not name one (`ignore` compares tool names
+            only).
         overrides: Per-tool argument rules (see `check_trajectory`).
+        threshold: Score at or above which the check passes, for scenarios that set no
+            `trajectory_threshold`; None: only a full match passes. A scenario with only
+            `expected_tools` always needs every tool called.
 
     Raises:
-        ValueError: an unknown mode or argument mode (checked now, not per run).
+        ValueError: an unknown mode or argument mode, or a threshold outside 0..1 (checked
+            now, not per run).
     """
+    if threshold is not None:
+        check_fraction("threshold", threshold)
     default = TrajectoryChecker(mode=mode, args=args, overrides=overrides)
     names_only = TrajectoryChecker(mode="superset", args="ignore")
     checkers: dict[tuple[str, str, str], TrajectoryChecker] = {}
@@ -92,16 +102,19 @@ def trajectory(
             checkers[key] = found
         return found
 
+    def threshold_for(case: Case) -> float | None:
+        return case.trajectory_threshold if case.trajectory_threshold is not None else threshold
+
     def turns_checker_for(case: Case) -> TurnsChecker:
         case_mode, case_args, case_overrides = options(case)
-        key = (case_mode, case_args, repr(case_overrides), case.trajectory_threshold)
+        key = (case_mode, case_args, repr(case_overrides), threshold_for(case))
         found = turn_checkers.get(key)
         if found is None:
             found = TurnsChecker(
                 match_type=case_mode,
                 args=case_args,
                 overrides=case_overrides,
-                threshold=case.trajectory_threshold,
+                threshold=threshold_for(case),
             )
             turn_checkers[key] = found
         return found
@@ -149,12 +162,12 @@ def trajectory(
             details["flat_because"] = flat_because
         rationale = result.reason or _passed_rationale(result.mode, len(result.matched))
         passed = result.passed
-        threshold = case.trajectory_threshold if source != "expected_tools" else None
-        if threshold is not None:
-            passed = result.score >= threshold
-            details["threshold"] = threshold
+        needed = threshold_for(case) if source != "expected_tools" else None
+        if needed is not None:
+            passed = result.score >= needed
+            details["threshold"] = needed
             verdict = ">=" if passed else "<"
-            rationale += f" (score {result.score:.3g} {verdict} threshold {threshold:g})"
+            rationale += f" (score {result.score:.3g} {verdict} threshold {needed:g})"
         return Score.scored(NAME, result.score, passed=passed, rationale=rationale, details=details)
 
     def _by_turn(case: Case, run_turns: list[Any]) -> Score:

@@ -57,6 +57,29 @@
     }))
   ]);
   app.appendChild(el("section", null, [el("h2", { text: "Scorers" }), figures]));
+  if (D.repeats.length) {
+    // Each side's repeated live runs: pass@1, pass@n, pass^n and the flaky cases.
+    var repeatTable = el("table", { "data-testid": "repeats" }, [
+      el("thead", null, [el("tr", null, ["", "BASE", "NEW"].map(function (h) {
+        return el("th", { text: h });
+      }))]),
+      el("tbody", null, D.repeats.map(function (row) {
+        return el("tr", { "data-figure": row[0] }, row.map(function (c) {
+          return el("td", { text: c });
+        }));
+      }))
+    ]);
+    app.appendChild(el("section", null, [
+      el("h2", { text: "Repeats" }),
+      D.matched_by === "scenario_id+repeat" ? el("div", { cls: "muted",
+        text: "Runs are matched by scenario and repeat: the k-th repetition of a case in " +
+          "BASE with its k-th in NEW." }) : null,
+      repeatTable
+    ].concat(D.flaky_changes.map(function (change) {
+      return el("div", { "data-testid": "flaky-change", text: change[0] + " (" +
+        change[1].length + "): " + change[1].join(", ") });
+    }))));
+  }
   if (D.problems.length) {
     app.appendChild(el("section", { "data-testid": "problems" }, [
       el("h2", { text: "Results that could not be compared (" + D.problems.length + ")" }),

@@ -8,14 +8,17 @@ from typing import IO, Any
 
 from assay.reports.compare._figures import (
     cut,
+    flaky_changes,
     interval,
     number,
     p_value,
     rate,
+    repeats_rows,
     side,
     signed,
     verdict_title,
 )
+from assay.reports.compare.diff import BY_REPEAT
 from assay.reports.console import shown
 
 __all__ = ["print_comparison"]
@@ -88,6 +91,29 @@ def print_comparison(comparison: dict[str, Any], *, file: IO[str] | None = None)
             f"{comparison.get('seed')})"
         )
     )
+    repeats = repeats_rows(comparison)
+    if repeats:
+        by_repeat = comparison.get("matched_by") == BY_REPEAT
+        console.print(
+            Text(
+                "repeats"
+                + (" (runs matched by scenario and repeat)" if by_repeat else ""),
+                style="bold",
+            )
+        )
+        figures_table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+        for title in ("", "BASE", "NEW"):
+            figures_table.add_column(title)
+        for row in repeats:
+            figures_table.add_row(*(cell(value) for value in row))
+        console.print(figures_table)
+        for title, cases in flaky_changes(comparison):
+            listed = ", ".join(cases[:ROWS_PER_SCORER])
+            more = len(cases) - ROWS_PER_SCORER
+            console.print(
+                cell(f"{title} ({len(cases)}): {listed}")
+                + Text(f" … and {more} more" if more > 0 else "")
+            )
     for name, figures in scorers.items():
         regressed = [change for change in figures["changes"] if change["outcome"] == "regressed"]
         if not regressed:

@@ -1,5 +1,5 @@
-"""Two evaluations side by side: runs matched by scenario, run id and repeat, each scorer's
-verdicts compared, and the paired statistics (`assay.reports.compare.stats`) computed.
+"""Two evaluations side by side: runs matched (see `match_key`), each scorer's verdicts
+compared, and the paired statistics (`assay.reports.compare.stats`) computed.
 
 Only the reports are read, never re-scored. A `results.jsonl` line is untrusted data: a line
 without a usable scenario id, a repeated run, or a score that is not a verdict is listed as a
@@ -29,6 +29,8 @@ import orjson
 from assay.reports.compare.stats import mcnemar_exact, mean, sign_flip_test
 
 __all__ = [
+    "BY_REPEAT",
+    "BY_RUN_ID",
     "CHANGE_KINDS",
     "DEFAULT_ALPHA",
     "DEFAULT_RESAMPLES",
@@ -36,6 +38,8 @@ __all__ = [
     "Pair",
     "change_kind",
     "compare_lines",
+    "has_repeats",
+    "match_key",
     "pair_lines",
     "setting_warnings",
 ]
@@ -56,7 +60,23 @@ RATIONALE_LIMIT = 500
 """Longest rationale kept per side of a change in the comparison (the per-run reports hold
 the whole text)."""
 
+BY_RUN_ID = "scenario_id+run_id"
+"""How runs are matched unless both sides repeated their runs: by scenario and run id."""
+
+BY_REPEAT = "scenario_id+repeat"
+"""How runs are matched when both sides are repeated live runs: by scenario and repeat."""
+
 _Key = tuple[str, str | None, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Label:
+    """How the comparison names a run: from the first line it was seen in."""
+
+    name: str
+    """The run's id, or its report's file name without `.json` when it has none."""
+    has_run_id: bool
+    repeat: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +133,11 @@ def compare_lines(
         warnings, which `assay.reports.compare.load` adds).
     """
     problems: list[dict[str, Any]] = []
-    labels: dict[_Key, str] = {}
-    base_runs = _runs(base, "base", problems, labels)
-    new_runs = _runs(new, "new", problems, labels)
+    labels: dict[_Key, _Label] = {}
+    base, new = list(base), list(new)
+    by_repeat = has_repeats(base) and has_repeats(new)
+    base_runs = _runs(base, "base", problems, labels, by_repeat)
+    new_runs = _runs(new, "new", problems, labels, by_repeat)
     names = sorted(
         {name for runs in (base_runs, new_runs) for run in runs.values() for name in run}
     )
@@ -125,6 +147,7 @@ def compare_lines(
     }
     return {
         "verdict": _overall([figures["verdict"] for figures in scorers.values()]),
+        "matched_by": BY_REPEAT if by_repeat else BY_RUN_ID,
         "alpha": alpha,
         "seed": seed,
         "resamples": resamples,
@@ -201,13 +224,14 @@ def _runs(
     lines: Iterable[dict[str, Any]],
     side: str,
     problems: list[dict[str, Any]],
-    labels: dict[_Key, str],
+    labels: dict[_Key, _Label],
+    by_repeat: bool,
 ) -> dict[_Key, dict[str, _Verdict]]:
     """Each run of one side, by key: its verdicts by scorer name; each run's label goes into
     `labels` (the first side's wins)."""
     runs: dict[_Key, dict[str, _Verdict]] = {}
     for number, line in enumerate(lines, start=1):
-        key, reason = _key(line)
+        key, reason = match_key(line, by_repeat=by_repeat)
         if key is None:
             problems.append({"side": side, "reason": f"result {number}: {reason}"})
             continue
@@ -235,21 +259,50 @@ def _runs(
     return runs
 
 
-def _label(key: _Key, line: dict[str, Any]) -> str:
+def _label(key: _Key, line: dict[str, Any]) -> _Label:
     """The run's id; for a run without one, its report's file name without `.json`."""
-    if key[1] is not None:
-        return key[1]
+    run, repeat = line.get("run_id"), line.get("repeat")
+    repeat = repeat if type(repeat) is int else None
+    if isinstance(run, str):
+        return _Label(run, True, repeat)
     name = line.get("report_file")
     if isinstance(name, str) and name:
-        return name.removesuffix(".json")
-    return f"scenario {key[0]}"
+        return _Label(name.removesuffix(".json"), False, repeat)
+    return _Label(f"scenario {key[0]}", False, repeat)
 
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _key(line: dict[str, Any]) -> tuple[_Key | None, str]:
+def has_repeats(lines: Iterable[dict[str, Any]]) -> bool:
+    """Whether any of a side's lines is a repetition of a live run (has a `repeat`).
+
+    Example:
+        >>> has_repeats([{"scenario_id": "a"}, {"scenario_id": "a", "repeat": 2}])
+        True
+    """
+    return any(line.get("repeat") is not None for line in lines)
+
+
+def match_key(line: dict[str, Any], *, by_repeat: bool) -> tuple[_Key | None, str]:
+    """What a run is matched by across the two sides, or None and why it cannot be matched.
+
+    When both sides are repeated live runs (`by_repeat`, see `has_repeats`), a run with a
+    repeat is matched by (scenario, repeat): the k-th repetition of a case with the k-th,
+    whatever the two runs' ids (a case run once is named after the case, one run K times
+    `case#k`). Otherwise a run is matched by (scenario, run id), its repeat ignored, so that a
+    live run pairs with the same run scored again offline from `runs.jsonl`; a run without an
+    id falls back to its repeat.
+
+    Example:
+        >>> match_key({"scenario_id": "a", "run_id": "a#2", "repeat": 2}, by_repeat=True)
+        (('a', None, 2), '')
+        >>> match_key({"scenario_id": "a", "run_id": "a#2", "repeat": 2}, by_repeat=False)
+        (('a', 'a#2', None), '')
+        >>> match_key({"scenario_id": "a", "repeat": "2"}, by_repeat=True)
+        (None, 'scenario a: repeat is not an integer')
+    """
     scenario = line.get("scenario_id")
     run = line.get("run_id")
     repeat = line.get("repeat")
@@ -259,11 +312,15 @@ def _key(line: dict[str, Any]) -> tuple[_Key | None, str]:
         return None, f"scenario {scenario}: run_id is not a string"
     if repeat is not None and (not isinstance(repeat, int) or isinstance(repeat, bool)):
         return None, f"scenario {scenario}: repeat is not an integer"
-    return (scenario, run, repeat), ""
+    if repeat is not None and (by_repeat or run is None):
+        return (scenario, None, repeat), ""
+    return (scenario, run, None), ""
 
 
 def _described(key: _Key) -> str:
     scenario, run, repeat = key
+    if run is None and repeat is not None:
+        return f"repeat {repeat} of scenario {scenario}"
     text = f"run {run} of scenario {scenario}"
     return text if repeat is None else f"{text} (repeat {repeat})"
 
@@ -297,7 +354,7 @@ def _compare_scorer(
     name: str,
     base: dict[_Key, dict[str, _Verdict]],
     new: dict[_Key, dict[str, _Verdict]],
-    labels: dict[_Key, str],
+    labels: dict[_Key, _Label],
     alpha: float,
     resamples: int,
     seed: int,
@@ -315,7 +372,8 @@ def _compare_scorer(
     for key in keys:
         before = base.get(key, {}).get(name)
         after = new.get(key, {}).get(name)
-        run_id = labels[key]
+        label = labels[key]
+        run_id = label.name
         outcome = _outcome(before, after)
         if outcome is None:
             continue
@@ -334,9 +392,9 @@ def _compare_scorer(
             changes.append(
                 {
                     "run_id": run_id,
-                    "has_run_id": key[1] is not None,
+                    "has_run_id": label.has_run_id,
                     "scenario_id": key[0],
-                    "repeat": key[2],
+                    "repeat": label.repeat,
                     "outcome": outcome,
                     "base": before.as_dict(),
                     "new": after.as_dict(),
@@ -438,19 +496,25 @@ def pair_lines(base: Iterable[dict[str, Any]], new: Iterable[dict[str, Any]]) ->
         [('a', True, True), ('scenario 2', False, True)]
     """
     sides: list[dict[_Key, dict[str, Any]]] = []
-    labels: dict[_Key, str] = {}
+    labels: dict[_Key, _Label] = {}
+    base, new = list(base), list(new)
+    by_repeat = has_repeats(base) and has_repeats(new)
     for lines in (base, new):
         runs: dict[_Key, dict[str, Any]] = {}
         for line in lines:
-            key, _ = _key(line)
+            key, _ = match_key(line, by_repeat=by_repeat)
             if key is not None and key not in runs:
                 runs[key] = line
                 labels.setdefault(key, _label(key, line))
         sides.append(runs)
-    return [
-        Pair(key[0], key[1], key[2], labels[key], sides[0].get(key), sides[1].get(key))
-        for key in sorted(sides[0].keys() | sides[1].keys(), key=_order)
-    ]
+    pairs = []
+    for key in sorted(sides[0].keys() | sides[1].keys(), key=_order):
+        label = labels[key]
+        run_id = label.name if label.has_run_id else None
+        pairs.append(
+            Pair(key[0], run_id, label.repeat, label.name, sides[0].get(key), sides[1].get(key))
+        )
+    return pairs
 
 
 def change_kind(base: dict[str, Any] | None, new: dict[str, Any] | None, scorer: str) -> str | None:

@@ -29,7 +29,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from assay.reports.compare._figures import interval, number, p_value, rate, signed, verdict_title
+from assay.reports.compare._figures import (
+    flaky_changes,
+    interval,
+    number,
+    p_value,
+    rate,
+    repeats_rows,
+    signed,
+    verdict_title,
+)
 from assay.reports.compare.diff import (
     CHANGE_KINDS,
     DEFAULT_ALPHA,
@@ -146,6 +155,12 @@ def compare_page_data(
         ],
         "scorers": [_figures(name, result["scorers"][name], chosen) for name in names],
         "combined": _combined(pairs, names),
+        "matched_by": result.get("matched_by"),
+        "repeats": [[text(value, chosen.text) for value in row] for row in repeats_rows(result)],
+        "flaky_changes": [
+            [title, [text(case, chosen.text) for case in cases]]
+            for title, cases in flaky_changes(result)
+        ],
         "kinds": list(CHANGE_KINDS),
         "runs": runs,
     }

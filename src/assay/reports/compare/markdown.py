@@ -19,14 +19,17 @@ from typing import Any
 
 from assay.reports.compare._figures import (
     cut,
+    flaky_changes,
     interval,
     number,
     p_value,
     rate,
+    repeats_rows,
     side,
     signed,
     verdict_title,
 )
+from assay.reports.compare.diff import BY_REPEAT
 from assay.reports.console import shown
 
 __all__ = ["escape_markdown", "render_markdown"]
@@ -115,6 +118,22 @@ def render_markdown(comparison: dict[str, Any]) -> str:
             )
             + " |"
         )
+    repeats = repeats_rows(comparison)
+    if repeats:
+        matched = comparison.get("matched_by") == BY_REPEAT
+        out += [
+            "",
+            "### Repeats" + (" (runs matched by scenario and repeat)" if matched else ""),
+            "",
+            "| | BASE | NEW |",
+            "|---|---|---|",
+            *(f"| {' | '.join(escape_markdown(value) for value in row)} |" for row in repeats),
+        ]
+        for title, cases in flaky_changes(comparison):
+            listed = ", ".join(escape_markdown(case) for case in cases[:ROWS_PER_SCORER])
+            more = len(cases) - ROWS_PER_SCORER
+            out += ["", f"{title.capitalize()} ({len(cases)}): {listed}"
+                    + (f" … and {more} more" if more > 0 else "")]  # fmt: skip
     for name, figures in scorers.items():
         regressed = [change for change in figures["changes"] if change["outcome"] == "regressed"]
         if not regressed:

@@ -30,7 +30,7 @@ from assay.reports.compare.diff import (
 )
 from assay.reports.load import LoadedReports, load_reports
 
-__all__ = ["compare_loaded", "compare_reports"]
+__all__ = ["compare_loaded", "compare_reports", "repeats_comparison"]
 
 
 def compare_reports(
@@ -81,12 +81,58 @@ def compare_loaded(
         for side, loaded in (("base", before), ("new", after))
         if loaded.lines.cut_line is not None
     ]
+    repeats = repeats_comparison(before.aggregate, after.aggregate)
     return {
         "base": _side(before),
         "new": _side(after),
         "warnings": setting_warnings(before.aggregate, after.aggregate),
         **result,
+        **({} if repeats is None else {"repeats": repeats}),
         "problems": problems + result["problems"],
+    }
+
+
+def repeats_comparison(base: dict[str, Any], new: dict[str, Any]) -> dict[str, Any] | None:
+    """Each side's repeated live runs from two aggregates (`assay schema compare`'s
+    `RepeatsComparison`); None when neither side repeated its runs.
+
+    Example:
+        >>> section = {"n": 3, "n_max": 3, "cases": [{}, {}], "pass_at_k": {"1": 0.5, "3": 1.0},
+        ...            "pass_hat_k": {"1": 0.5, "3": 0.0}, "mean_score": 0.5, "flaky": ["a"]}
+        >>> figures = repeats_comparison({}, {"repeats": section})
+        >>> figures["base"], figures["new"]["pass_at_1"], figures["new"]["flaky"]
+        (None, 0.5, 1)
+    """
+    sides = [_repeat_figures(aggregate.get("repeats")) for aggregate in (base, new)]
+    if sides[0] is None and sides[1] is None:
+        return None
+    before = set(sides[0]["flaky_cases"]) if sides[0] is not None else set()
+    after = set(sides[1]["flaky_cases"]) if sides[1] is not None else set()
+    both = sides[0] is not None and sides[1] is not None
+    return {
+        "base": sides[0],
+        "new": sides[1],
+        "newly_flaky": sorted(after - before) if both else [],
+        "no_longer_flaky": sorted(before - after) if both else [],
+    }
+
+
+def _repeat_figures(section: Any) -> dict[str, Any] | None:
+    if not isinstance(section, dict):
+        return None
+    n = section.get("n")
+    at, hat = section.get("pass_at_k") or {}, section.get("pass_hat_k") or {}
+    flaky = [case for case in section.get("flaky") or [] if isinstance(case, str)]
+    return {
+        "n": n,
+        "n_max": section.get("n_max", n),
+        "cases": len(section.get("cases") or []),
+        "pass_at_1": at.get("1"),
+        "pass_at_n": at.get(str(n)),
+        "pass_hat_n": hat.get(str(n)),
+        "mean_score": section.get("mean_score"),
+        "flaky": len(flaky),
+        "flaky_cases": sorted(flaky),
     }
 
 

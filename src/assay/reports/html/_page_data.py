@@ -40,6 +40,9 @@ class Limits:
     rows: int = 15
     """Rows of a per-key table, calls of each kind of a trajectory, rubrics or criteria."""
 
+    cases: int = 1000
+    """Cases in the table of repeated runs (flaky cases first)."""
+
 
 _UNSAFE = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\x00]")
 """Characters shown as escapes: bidirectional controls (they reorder the text around them, so
@@ -370,6 +373,72 @@ def run_data(
         "sc": [_scorer(record, limits, strings) for record in scores],
         "f": _opt(line.get("report_file"), limits.text),
         "nr": report is None,
+        "p": _repeat(line.get("repeat")),
+    }
+
+
+def _repeat(value: Any) -> int | None:
+    """A run's repeat number, or None when it has none (or what it has is not one)."""
+    return value if type(value) is int and 1 <= value <= 2**53 else None
+
+
+def _mapping(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _interval(value: Any) -> list[Any] | None:
+    """[low, high] of an interval as numbers, or None when `value` is not a pair."""
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    return [_num(value[0]), _num(value[1])]
+
+
+def _repeats(section: Any, limits: Limits) -> dict[str, Any] | None:
+    """The aggregate's `repeats` section as the page shows it: the figures per k
+    (`[k, pass@k, pass^k]`), the mean score and its interval, the flaky case ids, and one row
+    per case (flaky ones first, at most `limits.cases`): `[id, runs, passed, not scored,
+    pass@1, pass^n, mean score, interval low, interval high, flaky]`, n being the case's own
+    repetition count."""
+    if not isinstance(section, dict):
+        return None
+    n = limits.text
+    at, hat = _mapping(section.get("pass_at_k")), _mapping(section.get("pass_hat_k"))
+    ks = sorted(
+        {int(k) for k in (*at, *hat) if isinstance(k, str) and k.isdigit() and len(k) < 10}
+    )
+    cases = [case for case in section.get("cases") or [] if isinstance(case, dict)]
+    cases.sort(key=lambda case: case.get("flaky") is not True)  # stable: ids stay in order
+    rows = []
+    for case in cases[: limits.cases]:
+        case_at, case_hat = _mapping(case.get("pass_at_k")), _mapping(case.get("pass_hat_k"))
+        low, high = _interval(case.get("ci95")) or (None, None)
+        rows.append(
+            [
+                text(case.get("scenario_id"), n),
+                _num(case.get("n")),
+                _num(case.get("passed")),
+                _num(case.get("not_scored")),
+                _num(case_at.get("1")),
+                _num(case_hat.get(str(case.get("n")))),
+                _num(case.get("mean_score")),
+                low,
+                high,
+                case.get("flaky") is True,
+            ]
+        )
+    flaky = [text(case, n) for case in section.get("flaky") or []]
+    return {
+        "n": _num(section.get("n")),
+        "n_max": _num(section.get("n_max")),
+        "runs": _num(section.get("runs")),
+        "not_scored": _num(section.get("not_scored")),
+        "k": [[k, _num(at.get(str(k))), _num(hat.get(str(k)))] for k in ks],
+        "mean": _num(section.get("mean_score")),
+        "ci": _interval(section.get("ci95")),
+        "flaky": flaky[: limits.cases],
+        "flaky_count": len(flaky),
+        "cases": rows,
+        "case_count": len(cases),
     }
 
 
@@ -436,6 +505,7 @@ def _summary(loaded: LoadedReports, limits: Limits) -> dict[str, Any]:
         "by_scorer": groups(summary.by_scorer),
         "by_type": groups(summary.by_scenario_type),
         "by_runner_model": _runner_model(summary.by_runner_model, summary.runners, summary.models),
+        "repeats": _repeats(summary.repeats, limits),
         "line_problems": [[p.line, text(p.reason, n)] for p in loaded.problems[: limits.rows]],
         "line_problem_count": len(loaded.problems),
     }

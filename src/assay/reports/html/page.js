@@ -82,6 +82,16 @@
     ["judge cost", !S.judge.length ? "—" : usd(judgeCost) +
       (S.judge.some(function (j) { return j[2] === null; }) ? " + unpriced" : "")]
   ];
+  var R = S.repeats;  // null unless the runs were repetitions of live runs
+  function kRow(k) {
+    for (var i = 0; i < R.k.length; i++) if (R.k[i][0] === k) return R.k[i];
+    return [k, null, null];
+  }
+  if (R) {
+    cards.push(["pass@1", pct(kRow(1)[1])]);
+    if (R.n !== 1) cards.push(["pass^" + R.n, pct(kRow(R.n)[2])]);
+    cards.push(["flaky cases", show(R.flaky_count)]);
+  }
   app.appendChild(el("section", { "data-testid": "summary", cls: "cards" }, cards.map(function (c) {
     return el("div", { cls: "card", "data-card": c[0] }, [
       el("div", { cls: "value", text: c[1] }), el("div", { cls: "label", text: c[0] })]);
@@ -111,6 +121,36 @@
       parts.push(table(["line", "reason"], S.line_problems));
     }
     app.appendChild(section("Inputs not scored", parts));
+  }
+
+  // Repeated runs: pass@k and pass^k, and each case's repetitions.
+  if (R) {
+    var counted = R.n === R.n_max ? show(R.n) : show(R.n) + " to " + show(R.n_max);
+    var repeatParts = [
+      el("div", { cls: "muted", text: counted + " repetitions of " + R.case_count +
+        " case(s): " + show(R.runs) + " runs" + (R.not_scored ? ", " + R.not_scored +
+        " not scored (counted as not passed)" : "") + "; mean score " + num(R.mean, 3) +
+        (R.ci ? " [95% CI " + num(R.ci[0], 3) + ", " + num(R.ci[1], 3) + "]" : "") }),
+      el("div", { "data-testid": "repeats-k" }, [table(["k", "pass@k", "pass^k"],
+        R.k.map(function (row) { return [row[0], pct(row[1]), pct(row[2])]; }),
+        [true, true, true])]),
+      el("div", { cls: "muted", "data-testid": "flaky", text: "flaky cases (" + R.flaky_count +
+        "): " + (R.flaky.length ? R.flaky.join(", ") : "none") +
+        (R.flaky_count > R.flaky.length ? " … and " + (R.flaky_count - R.flaky.length) +
+          " more" : "") }),
+      el("div", { "data-testid": "repeats-table" }, [table(
+        ["case", "runs", "passed", "not scored", "pass@1", "pass^n", "mean score", "95% CI",
+          "flaky"],
+        R.cases.map(function (c) {
+          return [c[0], c[1], c[2], c[3], pct(c[4]), pct(c[5]), num(c[6], 3),
+            c[7] === null ? "—" : num(c[7], 3) + "–" + num(c[8], 3), c[9] ? "flaky" : ""];
+        }), [false, true, true, true, true, true, true, true, false])])
+    ];
+    if (R.case_count > R.cases.length) {
+      repeatParts.push(el("div", { cls: "muted", text: "… " + (R.case_count - R.cases.length) +
+        " more cases (the aggregate lists them all)" }));
+    }
+    app.appendChild(section("Repetitions", repeatParts));
   }
 
   // Breakdowns.
@@ -194,9 +234,11 @@
   search.addEventListener("input", function () {
     state.query = search.value.toLowerCase(); state.page = 0; refresh();
   });
+  var repeated = RUNS.some(function (r) { return r.p !== null; });
   var columns = [
     ["run id", function (r) { return r.i === null ? "" : r.i; }],
     ["scenario", function (r) { return r.s; }],
+    ["repeat", function (r) { return r.p === null ? -1 : r.p; }],
     ["status", function (r) { return r.st; }],
     ["score", function (r) { return r.v === null ? -1 : r.v; }],
     ["runner", function (r) { return r.r || ""; }],
@@ -204,6 +246,8 @@
     ["cost", function (r) { return r.o[2] === null ? -1 : r.o[2]; }],
     ["rationale", null]
   ];
+  // Offline evaluations have no repetitions: no repeat column.
+  if (!repeated) columns.splice(2, 1);
   var headRow = el("tr", null, columns.map(function (c, i) {
     var th = el("th", { text: c[0], cls: c[1] ? "sortable" : "" });
     if (c[1]) {
@@ -270,6 +314,7 @@
     var r = RUNS[index];
     var tr = el("tr", { "data-testid": "case-row", "data-status": r.st }, [
       el("td", { text: show(r.i) }), el("td", { text: r.s }),
+      repeated ? el("td", { cls: "num", "data-testid": "repeat", text: show(r.p) }) : null,
       el("td", { cls: "status s-" + r.st, text: r.st + (r.ps ? " (partially scored)" : "") }),
       el("td", { cls: "num", text: num(r.v, 3) }),
       el("td", { text: show(r.r) }), el("td", { text: show(r.m) }),
@@ -390,7 +435,8 @@
     var parts = [
       el("h2", { text: "run " + show(r.i) + " — scenario " + r.s }),
       el("div", null, [el("span", { cls: "status s-" + r.st, text: r.st }),
-        el("span", { text: " score " + num(r.v, 3) + " · runner " + show(r.r) + " · model " +
+        el("span", { text: (r.p === null ? "" : " repeat " + r.p + " ·") +
+          " score " + num(r.v, 3) + " · runner " + show(r.r) + " · model " +
           show(r.m) + " · scenario type " + show(r.t) + " · report " + show(r.f) })]),
       r.why ? el("div", { cls: "pre", text: r.why }) : null,
       r.nr ? el("div", { cls: "muted", "data-testid": "no-run-report",
