@@ -531,7 +531,7 @@ def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int]:
             ("rounds", args.rounds, 3),
         )
         if value != default
-    )
+    ) + (" --profile" if args.profile is not None else "")
     lines = [
         f"#### {stamp}",
         "",
