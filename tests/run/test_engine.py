@@ -125,10 +125,13 @@ def test_a_sync_agent_that_hangs_is_abandoned_at_the_timeout() -> None:
         release.wait(10)
         return "late"
 
+    started = time.perf_counter()
     try:
         report = AgentEvaluator(agent, timeout=0.2).evaluate_sync(
             [EvalCase.single_turn("hung", "?", expected_response="x")]
         )
+        # Returned while the thread still hangs: it is abandoned, not waited for.
+        assert time.perf_counter() - started < 5
     finally:
         release.set()
     assert report.cases[0].error_kind == "timeout"
@@ -157,6 +160,21 @@ def test_agent_errors_fail_their_case_only_and_are_counted_apart() -> None:
         "evaluation_error": 0,
     }
     assert report.pass_rate == 0.5
+
+
+def test_an_agent_calling_sys_exit_fails_its_case_only() -> None:
+    import sys
+
+    def agent(messages: list[dict[str, Any]]) -> str:
+        if messages[-1]["content"] == "quit":
+            sys.exit(3)
+        return "fine"
+
+    cases = [EvalCase.single_turn(name, name, expected_response="fine")
+             for name in ("quit", "stay")]
+    report = AgentEvaluator(agent, concurrency=2).evaluate_sync(cases)
+    assert [case.error for case in report.cases] == ["agent error: SystemExit: 3", None]
+    assert report.cases[1].passed
 
 
 def test_an_agent_raising_on_every_case_shows_the_error_on_every_case() -> None:

@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from assay._jsonable import json_type
 from assay.records import ToolCall
+from assay.run._threads import in_thread
 from assay.run.capture import TrajectoryCollector, current_collector
 
 __all__ = ["Agent", "AgentReply", "AgentReplyError", "as_agent", "record_messages"]
@@ -111,7 +111,7 @@ class CallableAgent:
         else:
             # A thread (the context, hence the case's collector, goes along): a sync agent
             # that sleeps or waits on a socket must not stop the other cases.
-            value = await asyncio.to_thread(self.function, messages, **kwargs)
+            value = await in_thread(self.function, messages, **kwargs)
             if inspect.isawaitable(value):
                 value = await value
         return reply_of(value)

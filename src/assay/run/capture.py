@@ -4,7 +4,8 @@ A `TrajectoryCollector` holds the record of one case. The runner gives every cas
 collector through a context variable (`capturing`), so code that records (the `tool`
 decorator, the LangChain callback handler, the built-in tool agent) finds the collector of the
 case it runs for with `current_collector()`: fifty cases running at once never mix their steps,
-because asyncio copies the context into every task and `asyncio.to_thread` into its thread.
+because asyncio copies the context into every task, and the runner into the thread of a sync
+agent.
 
 The collector's own view is the seed's: `trajectory` (node entries and tool calls in the order
 they started), `tool_calls` and `node_visits`. `to_steps` turns it into the steps of an

@@ -312,7 +312,7 @@ class Engine:
             return conversation, replies, TIMEOUT, f"timed out after {limit:g} s; agent cancelled"
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # the agent's failure is this case's, never the run's
+        except (Exception, SystemExit) as exc:  # the agent's failure is this case's alone
             kind = INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
             text = f"{type(exc).__name__}: {exc}"
             return conversation, replies, kind, f"{_KIND_TEXT[kind]}: {text}"[:1000]

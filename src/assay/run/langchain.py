@@ -34,7 +34,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -53,6 +52,7 @@ from langchain_core.outputs import ChatGeneration, LLMResult
 
 from assay._jsonable import jsonable
 from assay.records import ToolCall, Usage
+from assay.run._threads import in_thread
 from assay.run.agents import AgentReply, AgentReplyError, record_messages, reply_of
 from assay.run.capture import TrajectoryCollector, current_collector
 
@@ -463,7 +463,7 @@ class RunnableAgent:
         if callable(getattr(self.graph, "ainvoke", None)):
             output = await self.graph.ainvoke(state, run_config)
         else:
-            output = await asyncio.to_thread(self.graph.invoke, state, run_config)
+            output = await in_thread(self.graph.invoke, state, run_config)
         reply = _reply_of(output)
         collector = current_collector()
         if added and collector is not None and reply.messages:

@@ -63,6 +63,7 @@ from assay._jsonable import dumps_lenient
 from assay.models._tool_calls import arguments_text
 from assay.models.types import ChatRequest, ChatResponse, ModelClient
 from assay.records import ToolCall, Usage
+from assay.run._threads import in_thread
 from assay.run._tool_schema import ArgumentsError, ToolSpec, function_tool
 from assay.run.agents import AgentReply, Conversation
 from assay.run.capture import TrajectoryCollector, current_collector
@@ -290,7 +291,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any]) -> Any:
         return await spec.function(**arguments)
     # A thread, so that a slow tool does not hold up other cases; the context (and so the
     # case's collector) goes with it.
-    result = await asyncio.to_thread(spec.function, **arguments)
+    result = await in_thread(spec.function, **arguments)
     if inspect.isawaitable(result):
         result = await result
     return result
