@@ -119,6 +119,22 @@ def test_an_adk_eval_set_loads_as_cases(tmp_path: Path) -> None:
     assert case.turns == [("Weather in Paris?", "Sunny."), ("And tomorrow?", "Rain.")]
     [step] = case.expected_trajectory or []
     assert step.call is not None and step.call.args == {"city": "Paris"}
+    assert case.extra_fields()["expected_turns"] == [
+        [{"name": "get_weather", "args": {"city": "Paris"}}], []]
+
+    # Run live, the calls are checked turn by turn: a call made in the second turn is not
+    # the first turn's.
+    from assay.evaluation import AgentEvaluator, CriterionConfig, EvalConfig, record_tool_call
+
+    def agent(messages: list[dict[str, Any]]) -> str:
+        if len(messages) == 3:  # the second turn
+            record_tool_call("get_weather", {"city": "Paris"}, result="sunny")
+        return "ok"
+
+    config = EvalConfig(criteria={"path": CriterionConfig.scorer("trajectory")})
+    verdict = AgentEvaluator(agent, config=config).evaluate_sync([case]).cases[0]
+    assert verdict.passed is False
+    assert "turn" in (verdict.criteria_results["path"].reason or "")
 
 
 def test_evaluate_reads_an_eval_set_as_ground_truth(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 
 Files: assay's own (JSON: a case, a list, or `{"cases": [...]}`; JSON Lines: a case per line)
 and Google ADK eval sets (`*.evalset.json`, `*.test.json`): each ADK eval case becomes a case
-with its user turns and expected final responses, and its expected tool calls (all turns'
-calls in order) as the expected trajectory.
+with its user turns and expected final responses, its expected tool calls (all turns' calls
+in order) as the expected trajectory, and the calls turn by turn with the set's trajectory
+criterion (`test_config.json`), so a live run is checked turn by turn as ADK checks it.
 
 Example:
     >>> import tempfile
@@ -108,12 +109,25 @@ def _from_adk(case: Case) -> EvalCase:
         if isinstance(item, dict) and isinstance(item.get("name"), str)
     ]
     metadata = {k: v for k, v in case.metadata.items() if k != "turns"}
+    # The set's criterion and its calls turn by turn, read as a scenario's fields: a run
+    # recorded turn by turn is then checked turn by turn, as ADK checks it.
+    checks = {
+        name: value
+        for name, value in (
+            ("expected_turns", case.expected_turns),
+            ("trajectory_mode", case.trajectory_mode),
+            ("trajectory_args", case.trajectory_args),
+            ("trajectory_threshold", case.trajectory_threshold),
+        )
+        if value is not None
+    }
     if isinstance(turns, list) and len(turns) > 1:
         return EvalCase(
             eval_id=case.id,
             turns=[(t.get("user") or "", t.get("expected_answer")) for t in turns],
             expected_trajectory=calls or None,
             metadata=metadata,
+            **checks,
         )
     return EvalCase(
         eval_id=case.id,
@@ -121,4 +135,5 @@ def _from_adk(case: Case) -> EvalCase:
         expected_response=case.expected_answer,
         expected_trajectory=calls or None,
         metadata=metadata,
+        **checks,
     )
