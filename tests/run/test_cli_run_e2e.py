@@ -248,3 +248,24 @@ def test_sigterm_or_ctrl_c_keeps_what_finished_and_resume_finishes(
                           timeout=120).returncode == 0
     aggregate = json.loads((project / "out" / "_aggregate.json").read_text())
     assert aggregate["interrupted"] is False and aggregate["live"]["passed"] == 40
+
+
+def test_hostile_ids_and_replies_stay_data(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "loud.py").write_text(
+        "def agent(messages):\n"
+        "    return '\\x1b[31mred\\x1b[0m [bold]x[/bold] \\u202e' + messages[-1]['content']\n"
+    )
+    _write_set(project, [
+        {"eval_id": "../../escape", "user_query": "q", "expected_response": "nope"},
+        {"eval_id": "\x1b[2Jclear", "user_query": "\x1b]0;title\x07", "expected_response": "no"},
+        {"eval_id": "con", "user_query": "q", "expected_response": "red"},
+    ])
+    before = sorted(p.name for p in project.iterdir())
+    assert main(["run", "loud.py:agent", "cases.jsonl", "--reports-dir", "out", "-v"]) == 0
+    printed = capsys.readouterr()
+    assert "\x1b" not in printed.out + printed.err and "\u202e" not in printed.out
+    assert "\\x1b[2Jclear" in printed.out
+    assert sorted(p.name for p in project.iterdir()) == sorted([*before, "out"])
+    assert all(p.parent == project / "out" for p in (project / "out").rglob("*"))

@@ -276,7 +276,9 @@ def _run_and_report(
 
     if not args.quiet:
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
-        print(report.format_summary() if args.verbose else report.format_summary().split("\n  ")[0])
+        text = report.format_summary()
+        # Without -v, the figures and warnings only (the runs not passed are in the table).
+        print(text if args.verbose else text.split("\n  ")[0])
     if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
         return junit_failed
     if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):

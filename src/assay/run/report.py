@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.records import Trajectory, TrajectoryStep
+from assay.reports.console import shown
 from assay.results import CaseResult, RunSummary, Score, ScoreStatus
 
 __all__ = ["CriterionResult", "EvalCaseResult", "EvalReport", "live_figures"]
@@ -220,7 +221,9 @@ class EvalReport:
                 if r.passed is not True and not (r.status == "unscored" and _not_applicable(r))
             ]
             lines.append(f"  {name}: " + ("; ".join(said) or "not passed"))
-        return "\n".join(lines)
+        # Ids, replies and reasons are data: a control character in them is written as an
+        # escape, never sent to the terminal (one line per entry, whatever they hold).
+        return "\n".join(shown(line) for line in lines)
 
 
 def _short(text: str, limit: int = 160) -> str:
