@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -111,7 +112,7 @@ def _from_adk(case: Case) -> EvalCase:
     metadata = {k: v for k, v in case.metadata.items() if k != "turns"}
     # The set's criterion and its calls turn by turn, read as a scenario's fields: a run
     # recorded turn by turn is then checked turn by turn, as ADK checks it.
-    checks = {
+    checks: dict[str, Any] = {
         name: value
         for name, value in (
             ("expected_turns", case.expected_turns),
