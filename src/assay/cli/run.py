@@ -63,14 +63,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=_count,
+        type=_whole(1),
         default=1,
         metavar="N",
         help="runs in flight at once (default: %(default)s)",
     )
     parser.add_argument(
         "--repeat",
-        type=_count,
+        type=_whole(1),
         default=1,
         metavar="K",
         help="run every case K times: pass@k, pass^k and flaky cases in the report",
@@ -85,7 +85,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--retries",
-        type=_non_negative,
+        type=_whole(0),
         default=2,
         metavar="N",
         help="extra attempts of a run after an infrastructure error (a failed connection, a "
@@ -119,24 +119,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _whole(minimum: int) -> Any:
+    """An argument type: a whole number of at least `minimum`."""
 
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+    return parse
 
 
 def _seconds(text: str) -> float:

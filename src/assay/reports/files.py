@@ -234,3 +234,29 @@ def write_lines(descriptor: int, data: bytes | bytearray, size: int) -> int:
             os.lseek(descriptor, size, os.SEEK_SET)
         raise
     return size + done
+
+
+def open_for_writing(path: str, *, append: bool = False) -> int:
+    """A descriptor for writing `path` (`results.jsonl`, `runs.jsonl`), which must be a
+    regular file if it exists (it is created if not); with `append`, every write goes to its
+    end.
+
+    O_NOFOLLOW: a results.jsonl that is a symbolic link is refused (ELOOP), never followed to
+    truncate a file outside the reports directory. O_NONBLOCK: a FIFO so named would hold the
+    open until some process read it; this way it fails (ENXIO) or opens, and is refused.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    if append:
+        flags |= os.O_APPEND
+    try:
+        descriptor = os.open(path, flags, 0o666)
+    except OSError as error:
+        if os.path.islink(path):  # noqa: PTH114
+            raise OSError(error.errno, "refusing to write through a symbolic link", path) from None
+        if error.errno in (errno.ENXIO, errno.EISDIR):
+            raise OSError(error.errno, "not a regular file, refusing to write it", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(errno.EINVAL, "not a regular file, refusing to write it", path)
+    return descriptor

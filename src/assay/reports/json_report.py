@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -18,6 +17,7 @@ from assay.formats.registry import REPORTS_MARKER
 from assay.reports.files import (
     ReportNames,
     inside,
+    open_for_writing,
     remove_temporaries,
     write_atomic,
     write_lines,
@@ -75,7 +75,7 @@ class ReportWriter:
 
     def __enter__(self) -> ReportWriter:
         path = inside(self.directory, RESULTS_FILE)
-        descriptor = _open_results(path)
+        descriptor = open_for_writing(path)
         try:
             _lock(descriptor, self._directory_text)
             # Temporaries an earlier evaluation left when it was killed: no evaluation can be
@@ -135,19 +135,15 @@ class ReportWriter:
     def _kept_lines(self, path: str) -> bytes:
         """The whole lines of an earlier results.jsonl whose reports exist, remembered in
         `kept` with their report names reserved; a line cut short by a kill is dropped."""
-        from assay.reports.read import read_regular
+        from assay.reports.read import read_regular, whole_object_lines
 
         try:
             data = read_regular(path)
         except FileNotFoundError:
             return b""
         kept = bytearray()
-        for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
-            try:
-                line = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue
-            report_file = line.get("report_file") if isinstance(line, dict) else None
+        for line, raw in whole_object_lines(data):
+            report_file = line.get("report_file")
             if not isinstance(report_file, str) or not report_file.endswith(".json"):
                 continue
             try:
@@ -195,28 +191,6 @@ class ReportWriter:
         # scenario's type written as "\ud800") is escaped rather than lose the aggregate.
         data = dumps_lenient(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
         write_atomic(inside(self.directory, AGGREGATE_FILE), data)
-
-
-def _open_results(path: str) -> int:
-    """A descriptor for writing `results.jsonl`, which must be a regular file if it exists.
-
-    O_NOFOLLOW: a results.jsonl that is a symbolic link is refused (ELOOP), never followed to
-    truncate a file outside the reports directory. O_NONBLOCK: a FIFO so named would hold the
-    open until some process read it; this way it fails (ENXIO) or opens, and is refused.
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        descriptor = os.open(path, flags, 0o666)
-    except OSError as error:
-        if os.path.islink(path):  # noqa: PTH114
-            raise OSError(error.errno, "refusing to write through a symbolic link", path) from None
-        if error.errno in (errno.ENXIO, errno.EISDIR):
-            raise OSError(error.errno, "not a regular file, refusing to write it", path) from None
-        raise
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        os.close(descriptor)
-        raise OSError(errno.EINVAL, "not a regular file, refusing to write it", path)
-    return descriptor
 
 
 def _marker() -> bytes:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,14 @@ import orjson
 from assay._jsonable import json_type_phrase
 from assay.reports.json_report import RESULTS_FILE
 
-__all__ = ["LineProblem", "ResultLines", "parse_results", "read_regular", "read_results"]
+__all__ = [
+    "LineProblem",
+    "ResultLines",
+    "parse_results",
+    "read_regular",
+    "read_results",
+    "whole_object_lines",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +139,24 @@ def _reason(line: bytes, error: orjson.JSONDecodeError) -> str:
     except UnicodeDecodeError as bad:
         return f"not UTF-8: undecodable byte at offset {bad.start}"
     return f"invalid JSON: {error.msg} at column {error.colno}"
+
+
+def whole_object_lines(data: bytes) -> Iterator[tuple[dict[str, Any], bytes]]:
+    """Each line of `data` that is a whole JSON object, with its raw bytes (newline kept); a
+    last line without its newline (cut short by a kill) and lines that are not objects are
+    left out.
+
+    Example:
+        >>> [value for value, _ in whole_object_lines(b'{"a": 1}\\n[2]\\n{"b": 3}\\n{"c"')]
+        [{'a': 1}, {'b': 3}]
+    """
+    for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            yield value, raw
 
 
 def read_regular(path: str | Path, max_bytes: int | None = None) -> bytes:

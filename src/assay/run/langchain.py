@@ -21,6 +21,7 @@ reply from what the graph returns.
 This is the only module of assay that imports langchain_core.
 
 Example:
+    >>> import asyncio
     >>> from langchain_core.runnables import RunnableLambda
     >>> from assay.run.capture import TrajectoryCollector, capturing
     >>> collector = TrajectoryCollector()

@@ -16,9 +16,7 @@ eval set's order, so a resumed evaluation's aggregate equals an uninterrupted on
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -28,7 +26,7 @@ import orjson
 
 from assay.formats.assay_jsonl import trajectory_to_line
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
-from assay.reports.files import inside, write_atomic, write_temporary
+from assay.reports.files import inside, open_for_writing, write_atomic, write_temporary
 from assay.reports.json_report import ReportWriter, render
 from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
 from assay.run.engine import Unit, UnitOutcome
@@ -98,25 +96,14 @@ class LiveReports:
         path = inside(self._writer.directory, RUNS_FILE)
         kept = b""
         if self.resume and os.path.lexists(path):
-            from assay.reports.read import read_regular
+            from assay.reports.read import read_regular, whole_object_lines
 
             data = read_regular(path)
-            keep = bytearray()
-            for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
-                try:
-                    value = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(value, dict) and value.get("run_id") in self.lines:
-                    keep += raw
-            kept = bytes(keep)
+            kept = b"".join(
+                raw for value, raw in whole_object_lines(data) if value.get("run_id") in self.lines
+            )
         write_atomic(path, kept)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-        descriptor = os.open(path, flags)
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            os.close(descriptor)
-            raise OSError(errno.EINVAL, "not a regular file, refusing to write it", path)
-        return descriptor
+        return open_for_writing(path, append=True)
 
     def write_cases(self, cases: Sequence[EvalCase]) -> None:
         """Write `evalset.jsonl`: the cases, one per line."""
