@@ -341,3 +341,34 @@ def test_repetitions_give_hand_computed_pass_at_k_and_pass_hat_k(tmp_path: Any) 
     assert repeats["pass_hat_k"]["2"] == pytest.approx((1 / 6 + 1) / 2, abs=1e-6)
     assert repeats["pass_at_k"]["4"] == 1.0 and repeats["pass_hat_k"]["4"] == 0.5
     assert "flaky: flaky" in report.format_summary()
+
+
+def test_resume_reruns_changed_cases_and_drops_runs_of_other_settings(tmp_path: Any) -> None:
+    import json
+
+    asked: list[str] = []
+
+    def agent(messages: list[dict[str, Any]]) -> str:
+        asked.append(messages[-1]["content"])
+        return "yes"
+
+    def lines() -> list[str]:
+        text = (tmp_path / "results.jsonl").read_text()
+        return sorted(json.loads(line)["run_id"] for line in text.splitlines())
+
+    first = [EvalCase.single_turn("a", "qa", expected_response="yes"),
+             EvalCase.single_turn("b", "qb", expected_response="yes")]
+    AgentEvaluator(agent).evaluate_sync(first, reports_dir=tmp_path)
+    reports_before = {p.name for p in tmp_path.glob("*.json")}
+    asked.clear()
+    changed = [first[0], EvalCase.single_turn("b", "qb", expected_response="no"),
+               EvalCase.single_turn("c", "qc", expected_response="yes")]
+    report = AgentEvaluator(agent).evaluate_sync(changed, reports_dir=tmp_path, resume=True)
+    assert sorted(asked) == ["qb", "qc"]  # `a` finished and did not change: kept
+    assert lines() == ["a", "b", "c"] and report.passed_cases == 2
+    assert {p.name for p in tmp_path.glob("*.json")} == reports_before | {"c.json"}
+    asked.clear()
+    AgentEvaluator(agent, num_runs=2).evaluate_sync(changed, reports_dir=tmp_path, resume=True)
+    assert len(asked) == 6  # other run ids: every run is made, the single runs dropped
+    assert lines() == ["a#1", "a#2", "b#1", "b#2", "c#1", "c#2"]
+    assert not (tmp_path / "a.json").exists()

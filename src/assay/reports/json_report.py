@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -53,7 +54,12 @@ class ReportWriter:
     """
 
     def __init__(
-        self, directory: Path, *, resume: bool = False, lines_per_flush: int = LINES_PER_FLUSH
+        self,
+        directory: Path,
+        *,
+        resume: bool = False,
+        keep: Callable[[dict[str, Any]], bool] | None = None,
+        lines_per_flush: int = LINES_PER_FLUSH,
     ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.resume = resume
@@ -61,6 +67,9 @@ class ReportWriter:
         add to them, instead of starting it afresh."""
         self.kept: list[dict[str, Any]] = []
         """With `resume`: the earlier lines kept, in file order (their reports exist)."""
+        self._keep = keep
+        """With `resume`: which earlier lines to keep (None: all); the others are dropped
+        and their reports removed (runs of another eval set, or of a case since changed)."""
         self.directory = directory.resolve()
         self._directory_text = os.fspath(self.directory)
         self._names = ReportNames()
@@ -150,6 +159,10 @@ class ReportWriter:
                 if not os.path.isfile(inside(self.directory, report_file)):  # noqa: PTH113
                     continue
             except ValueError:  # a name that would point elsewhere: not this writer's
+                continue
+            if self._keep is not None and not self._keep(line):
+                with contextlib.suppress(OSError):
+                    os.unlink(inside(self.directory, report_file))  # noqa: PTH108
                 continue
             self._names.reserve(report_file[: -len(".json")])
             self.kept.append(line)

@@ -178,7 +178,8 @@ async def _evaluate_into(
     """Run the units not finished yet, saving each as it ends, then write the aggregate."""
     views: dict[str, EvalCaseResult] = {}
     interrupted = True
-    with LiveReports(directory, resume=resume) as reports:
+    run_ids = [unit.run_id for unit in units]
+    with LiveReports(directory, resume=resume, cases=cases, run_ids=run_ids) as reports:
         reports.write_cases(cases)
         todo = [unit for unit in units if unit.run_id not in reports.finished]
 

@@ -17,7 +17,7 @@ eval set's order, so a resumed evaluation's aggregate equals an uninterrupted on
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -52,10 +52,22 @@ class LiveReports:
         []
     """
 
-    def __init__(self, directory: Path, *, resume: bool = False) -> None:
+    def __init__(
+        self, directory: Path, *, resume: bool = False, cases: Sequence[EvalCase] = (),
+        run_ids: Iterable[str] = (),
+    ) -> None:
         self.directory = directory
         self.resume = resume
-        self._writer = ReportWriter(directory, resume=resume, lines_per_flush=1)
+        wanted = set(run_ids)
+        changed = _changed_cases(directory, cases) if resume else set()
+
+        def keep(line: dict[str, Any]) -> bool:
+            # A run of this evaluation, of a case that reads as it did when the run was made.
+            return line.get("run_id") in wanted and line.get("scenario_id") not in changed
+
+        self._writer = ReportWriter(
+            directory, resume=resume, keep=keep if resume else None, lines_per_flush=1
+        )
         self._runs: int | None = None
         self.lines: dict[str, dict[str, Any]] = {}
         """`results.jsonl` line by run id: kept from before (resume) and written now."""
@@ -107,9 +119,7 @@ class LiveReports:
 
     def write_cases(self, cases: Sequence[EvalCase]) -> None:
         """Write `evalset.jsonl`: the cases, one per line."""
-        data = b"".join(
-            case.model_dump_json(exclude_defaults=True).encode() + b"\n" for case in cases
-        )
+        data = b"".join(_case_line(case) + b"\n" for case in cases)
         write_atomic(inside(self._writer.directory, EVALSET_FILE), data)
 
     def save(self, outcome: UnitOutcome) -> str:
@@ -160,6 +170,30 @@ class LiveReports:
         summary.live = figures
         self._writer.write_summary(summary)
         return summary
+
+
+def _changed_cases(directory: Path, cases: Sequence[EvalCase]) -> set[str]:
+    """Ids of the cases that read otherwise than in the `evalset.jsonl` an earlier evaluation
+    wrote into `directory` (their runs are made again on resume); none when there is none."""
+    from assay.reports.read import read_regular, whole_object_lines
+
+    try:
+        data = read_regular(inside(directory, EVALSET_FILE))
+    except OSError:
+        return set()
+    before = {
+        value.get("eval_id"): raw.rstrip(b"\n") for value, raw in whole_object_lines(data)
+    }
+    return {
+        case.eval_id
+        for case in cases
+        if case.eval_id in before and before[case.eval_id] != _case_line(case)
+    }
+
+
+def _case_line(case: EvalCase) -> bytes:
+    """The line of `evalset.jsonl` that holds `case`."""
+    return case.model_dump_json(exclude_defaults=True).encode()
 
 
 def result_of_line(line: Mapping[str, Any]) -> CaseResult | None:
