@@ -22,7 +22,8 @@ Names are loaded on first use, so importing this module is cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 from assay._lazy import lazy_exports
 
@@ -62,6 +63,25 @@ _EXPORTS = {
     "HTMLReporter": "assay.run.reporters",
 }
 
-__all__ = sorted(_EXPORTS)
+_NEEDS_LANGCHAIN = "make_trajectory_callback"
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
+# `import *` gives every name this installation can load: the LangChain callback only with
+# the extra (`pip install 'assay[langchain]'`).
+__all__ = sorted(
+    name
+    for name in _EXPORTS
+    if name != _NEEDS_LANGCHAIN or importlib.util.find_spec("langchain_core") is not None
+)
+
+_load, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        return _load(name)
+    except ModuleNotFoundError as exc:
+        if name != _NEEDS_LANGCHAIN:
+            raise
+        raise ImportError(
+            f"{name} needs LangChain: pip install 'assay[langchain]' ({exc})"
+        ) from exc

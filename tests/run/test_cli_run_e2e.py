@@ -132,6 +132,12 @@ def test_bad_inputs_are_said_with_their_exit_codes(
     assert main(["run", "my_agent.py:nothing", "cases.jsonl"]) == 3
     assert "has no attribute 'nothing'" in capsys.readouterr().err
     assert main(["run", "missing.py:agent", "cases.jsonl"]) == 3
+    (project / "not_agent.py").write_text("AGENT = 42\n")
+    assert main(["run", "not_agent.py:AGENT", "cases.jsonl"]) == 3
+    assert "cannot run 'int' as an agent" in capsys.readouterr().err
+    (project / "broken.py").write_text("raise RuntimeError('import-time failure')\n")
+    assert main(["run", "broken.py:agent", "cases.jsonl"]) == 3
+    assert "raised RuntimeError: import-time failure" in capsys.readouterr().err
     assert main(["run", "my_agent.py:agent", "nope.jsonl"]) == 3
     (project / "bad.jsonl").write_text('{"eval_id": "a"}\n{"eval_id": "b", "user_query": 3}\n')
     assert main(["run", "my_agent.py:agent", "bad.jsonl"]) == 3

@@ -163,14 +163,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     config = _config(args.config)
     if isinstance(config, bool):
         return ExitCode.INPUT_ERROR
+    from assay.run.agents import as_agent
     from assay.run.loading import AgentLoadError, load_agent
 
     try:
-        agent = load_agent(args.agent)
+        agent = as_agent(load_agent(args.agent))
     except AgentLoadError as exc:
         error(str(exc))
         if args.verbose and exc.__cause__ is not None:
             raise exc.__cause__ from None
+        return ExitCode.INPUT_ERROR
+    except TypeError as exc:  # not something assay can run as an agent
+        error(f"{args.agent}: {exc}")
         return ExitCode.INPUT_ERROR
     return _run_and_report(args, parser, agent, eval_set, config)
 

@@ -80,8 +80,13 @@ def as_agent(graph: Any) -> Agent:
     if isinstance(graph, Agent) and not callable(getattr(graph, "ainvoke", None)):
         return graph
     if callable(getattr(graph, "ainvoke", None)) or callable(getattr(graph, "invoke", None)):
-        from assay.run.langchain import RunnableAgent  # only for agents that need it
-
+        try:
+            from assay.run.langchain import RunnableAgent  # only for agents that need it
+        except ImportError as exc:
+            raise TypeError(
+                f"{type(graph).__name__!r} has invoke/ainvoke, which assay runs as a LangChain "
+                f"runnable: install the extra (pip install 'assay[langchain]'): {exc}"
+            ) from exc
         return RunnableAgent(graph)
     if callable(graph):
         return CallableAgent(graph)
