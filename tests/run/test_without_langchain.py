@@ -26,7 +26,8 @@ class Invocable:
         return "x"
 
 try:
-    AgentEvaluator(Invocable()).evaluate_sync([EvalCase.single_turn("a", "?")])
+    case = EvalCase.single_turn("a", "?", expected_response="x")
+    AgentEvaluator(Invocable()).evaluate_sync([case])
 except TypeError as exc:
     assert "assay[langchain]" in str(exc), exc
 else:
