@@ -251,7 +251,7 @@ def _run_and_report(
         judge_options=_judge_options(args),
     )
     try:
-        with Progress(enabled=show_progress) as progress:
+        with Progress(enabled=show_progress, label="running cases") as progress:
             report, summary = run_live(request, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR

@@ -114,8 +114,9 @@ def _percent(value: Any) -> str:
 class Progress:
     """A rich progress counter on stderr, or nothing when disabled (not a terminal, -q)."""
 
-    def __init__(self, *, enabled: bool) -> None:
+    def __init__(self, *, enabled: bool, label: str = "scoring runs") -> None:
         self._enabled = enabled
+        self._label = label
         self._progress: Any = None
         self._task: Any = None
 
@@ -132,7 +133,7 @@ class Progress:
         self._enabled = False
         self._progress = RichProgress(
             SpinnerColumn(),
-            TextColumn("scoring runs"),
+            TextColumn(self._label),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             console=Console(stderr=True),
