@@ -251,7 +251,9 @@ def _run_and_report(
         judge_options=_judge_options(args),
     )
     try:
-        with Progress(enabled=show_progress, label="running cases") as progress:
+        # On resume, how many runs are left is known only once the directory is read.
+        total = None if args.resume else len(eval_set.cases) * args.repeat
+        with Progress(enabled=show_progress, label="running cases", total=total) as progress:
             report, summary = run_live(request, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR

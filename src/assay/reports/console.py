@@ -114,9 +114,12 @@ def _percent(value: Any) -> str:
 class Progress:
     """A rich progress counter on stderr, or nothing when disabled (not a terminal, -q)."""
 
-    def __init__(self, *, enabled: bool, label: str = "scoring runs") -> None:
+    def __init__(
+        self, *, enabled: bool, label: str = "scoring runs", total: int | None = None
+    ) -> None:
         self._enabled = enabled
         self._label = label
+        self._total = total
         self._progress: Any = None
         self._task: Any = None
 
@@ -140,7 +143,7 @@ class Progress:
             transient=True,
         )
         self._progress.__enter__()
-        self._task = self._progress.add_task("runs", total=None)
+        self._task = self._progress.add_task("runs", total=self._total)
 
     def advance(self) -> None:
         """Count one more input handled."""
