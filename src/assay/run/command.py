@@ -54,6 +54,7 @@ def run_live(
         timeout=request.timeout_s,
         retries=request.retries,
         judge_options=request.judge_options,
+        name=request.agent_name,
     )
 
     async def main() -> EvalReport:

@@ -156,6 +156,8 @@ class Engine:
         collector: TrajectoryCollector | None = None,
     ) -> None:
         self.agent: Agent = as_agent(graph)
+        self.agent_name: str = self.agent.name
+        """The agent's name in the reports (`runner`)."""
         self.config = config
         self.settings = settings or RunSettings()
         self.user_collector = collector
@@ -273,7 +275,7 @@ class Engine:
         result = CaseResult(
             scenario_id=case.eval_id,
             run_id=unit.run_id,
-            runner=self.agent.name,
+            runner=self.agent_name,
             model=run.model,
             question=run.question,
             answer=run.answer,
@@ -342,7 +344,7 @@ class Engine:
         return Trajectory(
             run_id=unit.run_id,
             scenario_id=unit.case.eval_id,
-            runner=self.agent.name,
+            runner=self.agent_name,
             model=models[0] if models else None,
             question=record.question,
             answer=replies[-1] if replies and len(replies) == unit.case.turn_count else None,

@@ -53,6 +53,7 @@ class AgentEvaluator:
         retries: Extra attempts of a run after an infrastructure error.
         judge_options: Options per scorer name for the criteria that ask a model (model,
             `client_options` such as `base_url`, cache settings).
+        name: The agent's name in the reports (default: its own).
     """
 
     def __init__(
@@ -66,8 +67,12 @@ class AgentEvaluator:
         timeout: float | None = None,
         retries: int = 2,
         judge_options: Mapping[str, Mapping[str, Any]] | None = None,
+        name: str | None = None,
     ) -> None:
         self.graph = graph
+        self.name = name
+        """The agent's name in the reports (`runner`); None: the agent's own (a function's
+        qualified name, a graph's class)."""
         self.collector = collector
         self.config = config
         self.num_runs = num_runs
@@ -82,7 +87,10 @@ class AgentEvaluator:
 
     def _engine(self, cases: Sequence[EvalCase]) -> Engine:
         config = self.config or inferred_config(cases)
-        return Engine(self.graph, config, self.settings, collector=self.collector)
+        engine = Engine(self.graph, config, self.settings, collector=self.collector)
+        if self.name is not None:
+            engine.agent_name = self.name
+        return engine
 
     async def evaluate(
         self,
@@ -203,7 +211,7 @@ async def _evaluate_into(
                 options=_options(engine, directory, units, cases, source),
                 scorers=_scorer_runs(engine),
                 problems=[
-                    {"source": f"agent {engine.agent.name}", "reason": warning}
+                    {"source": f"agent {engine.agent_name}", "reason": warning}
                     for warning in _warnings(engine)
                 ],
             )
@@ -261,7 +269,7 @@ def _options(
         "workers": 1,
         "red_flag_thresholds": RedFlagThresholds().to_report(),
         "live": {
-            "agent": engine.agent.name,
+            "agent": engine.agent_name,
             "eval_set": source,
             "cases": len(cases),
             "repeat": repeat,
