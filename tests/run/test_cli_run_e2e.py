@@ -152,6 +152,12 @@ def test_bad_inputs_are_said_with_their_exit_codes(
         main(["run", "my_agent.py:agent", "cases.jsonl", "--config", "c.json"])
     assert exit_info.value.code == 2
     assert "unknown scorer 'no_such'" in capsys.readouterr().err
+    (project / "j.json").write_text('{"criteria": {"q": {"scorer_name": "llm_judge"}}}')
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "my_agent.py:agent", "cases.jsonl", "--config", "j.json",
+              "--judge-model", "nowhere/model"])
+    assert exit_info.value.code == 2
+    assert "cannot use criterion 'q' (scorer 'llm_judge')" in capsys.readouterr().err
     assert not (project / "reports").exists()
 
 

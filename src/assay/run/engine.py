@@ -45,7 +45,7 @@ from assay.run.agents import Agent, as_agent
 from assay.run.capture import TrajectoryCollector, capturing
 from assay.run.criteria import JUDGED_SCORERS, CriterionConfig, EvalConfig, judge_model
 from assay.schema.evalset import EvalCase
-from assay.scorers.registry import create_scorer, is_async_scorer
+from assay.scorers.registry import UnknownScorerError, create_scorer, is_async_scorer
 
 __all__ = [
     "AGENT_ERROR",
@@ -189,7 +189,14 @@ class Engine:
         if built is None:
             scorer_name = criterion.scorer_name or name
             options = self._options_for(scorer_name, criterion)
-            built = create_scorer(scorer_name, **options)
+            try:
+                built = create_scorer(scorer_name, **options)
+            except UnknownScorerError:
+                raise
+            except Exception as exc:  # bad options, a judge without a key or server
+                raise UnknownScorerError(
+                    f"cannot use criterion {name!r} (scorer {scorer_name!r}): {exc}"
+                ) from exc
             self._scorers[name] = built
             if hasattr(built, "aclose"):
                 self._closers.append(built)
