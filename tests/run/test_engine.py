@@ -372,3 +372,17 @@ def test_resume_reruns_changed_cases_and_drops_runs_of_other_settings(tmp_path: 
     assert len(asked) == 6  # other run ids: every run is made, the single runs dropped
     assert lines() == ["a#1", "a#2", "b#1", "b#2", "c#1", "c#2"]
     assert not (tmp_path / "a.json").exists()
+
+
+def test_resume_refuses_runs_checked_with_other_criteria(tmp_path: Any) -> None:
+    cases = [EvalCase.single_turn("a", "qa", expected_response="yes")]
+    AgentEvaluator(lambda messages: "yes").evaluate_sync(cases, reports_dir=tmp_path)
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in tmp_path.iterdir())
+    other = EvalConfig(criteria={"r": CriterionConfig.response_match(mode="exact")})
+    with pytest.raises(ValueError, match="checked with other criteria"):
+        AgentEvaluator(lambda messages: "yes", config=other).evaluate_sync(
+            cases, reports_dir=tmp_path, resume=True
+        )
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in tmp_path.iterdir()) == before
+    # Without --resume the directory is simply the new evaluation's.
+    AgentEvaluator(lambda messages: "yes", config=other).evaluate_sync(cases, reports_dir=tmp_path)

@@ -187,7 +187,16 @@ async def _evaluate_into(
     views: dict[str, EvalCaseResult] = {}
     interrupted = True
     run_ids = [unit.run_id for unit in units]
-    with LiveReports(directory, resume=resume, cases=cases, run_ids=run_ids) as reports:
+    settings = {
+        "criteria": {
+            name: criterion.model_dump(mode="json")
+            for name, criterion in engine.config.criteria.items()
+        }
+    }
+    reports = LiveReports(
+        directory, resume=resume, cases=cases, run_ids=run_ids, settings=settings
+    )
+    with reports:
         reports.write_cases(cases)
         todo = [unit for unit in units if unit.run_id not in reports.finished]
 

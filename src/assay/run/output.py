@@ -33,13 +33,24 @@ from assay.run.engine import Unit, UnitOutcome
 from assay.run.report import live_figures
 from assay.schema.evalset import EvalCase
 
-__all__ = ["EVALSET_FILE", "RUNS_FILE", "LiveReports", "result_of_line"]
+__all__ = [
+    "EVALSET_FILE",
+    "RUNS_FILE",
+    "SETTINGS_FILE",
+    "LiveReports",
+    "ResumeRefusedError",
+    "result_of_line",
+]
 
 RUNS_FILE = "runs.jsonl"
 """The captured runs, one per line, in assay's run format."""
 
 EVALSET_FILE = "evalset.jsonl"
 """The eval set's cases, one per line (ground truth for `assay evaluate`)."""
+
+SETTINGS_FILE = "_live.json"
+"""What the runs were checked with (the criteria), so that `--resume` can refuse to mix runs
+checked otherwise. A report is never named so: report names never start with `_`."""
 
 
 class LiveReports:
@@ -53,11 +64,20 @@ class LiveReports:
     """
 
     def __init__(
-        self, directory: Path, *, resume: bool = False, cases: Sequence[EvalCase] = (),
+        self,
+        directory: Path,
+        *,
+        resume: bool = False,
+        cases: Sequence[EvalCase] = (),
         run_ids: Iterable[str] = (),
+        settings: Mapping[str, Any] | None = None,
     ) -> None:
         self.directory = directory
         self.resume = resume
+        self.settings = dict(settings or {})
+        """The criteria the runs are checked with (written to `SETTINGS_FILE`)."""
+        if resume:
+            _check_same_settings(directory, self.settings)
         wanted = set(run_ids)
         changed = _changed_cases(directory, cases) if resume else set()
 
@@ -118,7 +138,11 @@ class LiveReports:
         return open_for_writing(path, append=True)
 
     def write_cases(self, cases: Sequence[EvalCase]) -> None:
-        """Write `evalset.jsonl`: the cases, one per line."""
+        """Write `evalset.jsonl` (the cases, one per line) and `SETTINGS_FILE`."""
+        write_atomic(
+            inside(self._writer.directory, SETTINGS_FILE),
+            orjson.dumps(self.settings, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS),
+        )
         data = b"".join(_case_line(case) + b"\n" for case in cases)
         write_atomic(inside(self._writer.directory, EVALSET_FILE), data)
 
@@ -170,6 +194,30 @@ class LiveReports:
         summary.live = figures
         self._writer.write_summary(summary)
         return summary
+
+
+class ResumeRefusedError(ValueError):
+    """`--resume` into a directory whose runs were checked with other criteria."""
+
+
+def _check_same_settings(directory: Path, settings: Mapping[str, Any]) -> None:
+    """Refuse to resume runs checked with other criteria than `settings` (before anything in
+    the directory is touched).
+
+    Raises:
+        ResumeRefusedError: the directory's runs were checked otherwise.
+    """
+    from assay.reports.read import read_regular
+
+    try:
+        before = orjson.loads(read_regular(inside(directory, SETTINGS_FILE)))
+    except (OSError, orjson.JSONDecodeError):
+        return  # nothing (or nothing readable) to resume from: every run is made anew
+    if before.get("criteria") != orjson.loads(orjson.dumps(settings.get("criteria"))):
+        raise ResumeRefusedError(
+            f"cannot resume into {directory}: its runs were checked with other criteria "
+            f"(see its {SETTINGS_FILE}); run without --resume, or into a fresh directory"
+        )
 
 
 def _changed_cases(directory: Path, cases: Sequence[EvalCase]) -> set[str]:
