@@ -263,8 +263,9 @@ def test_sigterm_or_ctrl_c_keeps_what_finished_and_resume_finishes(
 
 
 def test_hostile_ids_and_replies_stay_data(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as Python runs by default
     (project / "loud.py").write_text(
         "def agent(messages):\n"
         "    return '\\x1b[31mred\\x1b[0m [bold]x[/bold] \\u202e' + messages[-1]['content']\n"

@@ -25,12 +25,22 @@ class AgentLoadError(Exception):
 
 
 def load_agent(spec: str) -> Any:
-    """The object `spec` names.
+    """The object `spec` names. Importing it writes no bytecode cache beside the user's code
+    (`assay run` writes only into its reports directory).
 
     Raises:
         AgentLoadError: a malformed spec, a missing file, a module that fails to import (the
             original exception is the cause), or no such attribute.
     """
+    previous = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        return _load(spec)
+    finally:
+        sys.dont_write_bytecode = previous
+
+
+def _load(spec: str) -> Any:
     target, sep, attribute = spec.rpartition(":")
     if not sep or not target or not attribute:
         raise AgentLoadError(
