@@ -143,3 +143,22 @@ def test_the_built_in_tool_agent_is_run_and_captured(
     assert result.run is not None and result.run.usage.input_tokens == 20 + 10
     [call] = [c for s in result.run.steps for c in s.tool_calls]
     assert (call.name, call.args, call.result) == ("get_weather", {"city": "Paris"}, "sunny")
+
+
+def test_the_idempotency_check_is_tried_again_after_an_infrastructure_error() -> None:
+    orders = _Orders(remembers=True)
+    calls = 0
+
+    def flaky(messages: list[dict[str, Any]], config: dict[str, Any]) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # the check's first call (the run itself was the first)
+            raise ConnectionResetError("reset by peer")
+        return orders(messages, config)
+
+    config = EvalConfig(criteria={"idem": CriterionConfig.idempotency()})
+    report = AgentEvaluator(flaky, config=config).evaluate_sync(
+        [EvalCase.single_turn("order", "Place my order")]
+    )
+    assert report.cases[0].criteria_results["idem"].passed is True
+    assert calls == 4  # the run, the failed call, then the check's two calls

@@ -421,38 +421,45 @@ class Engine:
             first_message=case.user_messages()[0],
         )
         model, client = self._model_client("simulation", options.get("model"))
-        try:
-            with capturing(TrajectoryCollector()):
-                async with asyncio.timeout(self.settings.timeout_s):
-                    score, outcome = await run_simulation(
-                        self.agent, spec, client=client, model=model, config=case.config or {}
-                    )
-        except TimeoutError:
-            return Score.error(
-                "simulation", f"the simulation ran past {self.settings.timeout_s:g} s",
-                {"reason": TIMEOUT},
+
+        async def simulate() -> Score:
+            score, outcome = await run_simulation(
+                self.agent, spec, client=client, model=model, config=case.config or {}
             )
-        except Exception as exc:
-            return _failed("simulation", exc)
-        score.details.setdefault("simulation", outcome.details())
-        return score
+            score.details.setdefault("simulation", outcome.details())
+            return score
+
+        return await self._driving("simulation", simulate)
 
     async def _idempotency(self, criterion: CriterionConfig, case: EvalCase) -> Score:
         """The case's messages sent twice under one idempotency key (a capture of its own)."""
         from assay.run.idempotency import check_idempotency
 
         conversation = [{"role": "user", "content": text} for text in case.user_messages()]
-        try:
-            with capturing(TrajectoryCollector()):
-                async with asyncio.timeout(self.settings.timeout_s):
-                    return await check_idempotency(self.agent, conversation, case.config or {})
-        except TimeoutError:
-            return Score.error(
-                "idempotency", f"the two calls ran past {self.settings.timeout_s:g} s",
-                {"reason": TIMEOUT},
-            )
-        except Exception as exc:
-            return _failed("idempotency", exc)
+        return await self._driving(
+            "idempotency",
+            lambda: check_idempotency(self.agent, conversation, case.config or {}),
+        )
+
+    async def _driving(self, check: str, attempt: Callable[[], Awaitable[Score]]) -> Score:
+        """Run a check that drives the agent itself: in a capture of its own, within the
+        run's timeout, again after an infrastructure error (as a run is), and with the agent's
+        failure its error, never a score."""
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                with capturing(TrajectoryCollector()):
+                    async with asyncio.timeout(self.settings.timeout_s):
+                        return await attempt()
+            except TimeoutError:
+                limit = self.settings.timeout_s
+                return Score.error(check, f"{check} ran past {limit:g} s", {"reason": TIMEOUT})
+            except Exception as exc:
+                if is_infrastructure_error(exc) and tries <= self.settings.retries:
+                    await asyncio.sleep(self.settings.retry_wait_s * 2 ** (tries - 1))
+                    continue
+                return _failed(check, exc)
 
     def _model_client(self, purpose: str, model: str | None) -> tuple[str, Any]:
         """The model and a client for a criterion that talks to a model itself (the simulated
