@@ -108,3 +108,23 @@ def test_the_trajectory_spec_records_the_threshold() -> None:
 def test_node_order_with_its_defaults_checks_the_nodes_in_order() -> None:
     case = Case(id="c", metadata={"expected_nodes": ["MAIN", "ANSWER"]})
     assert create_scorer("node_order")(case, RUN).passed is True
+
+
+def test_match_types_count_a_turns_parallel_calls_one_by_one() -> None:
+    from assay.records import Case, Step, ToolCall, Trajectory
+    from assay.scorers.registry import create_scorer
+
+    run = Trajectory(answer="x", steps=[
+        Step(0, tool_calls=[ToolCall("search", {"q": "x"}), ToolCall("fetch", {"url": "u"})]),
+        Step(1, text="done"),
+    ])
+    case = Case(id="p", expected_trajectory=["search", "fetch"])
+    for mode in ("EXACT", "IN_ORDER", "ANY_ORDER"):
+        assert create_scorer("trajectory", mode=mode)(case, run).passed, mode
+    assert not create_scorer("trajectory", mode="IN_ORDER")(
+        Case(id="p", expected_trajectory=["fetch", "search"]), run
+    ).passed  # the order the model gave them still counts
+    # assay's own modes keep the step: the two calls are one step of parallel calls.
+    assert not create_scorer("trajectory", mode="strict")(case, run).passed
+    grouped = Case(id="p", expected_trajectory=[["fetch", "search"]])
+    assert create_scorer("trajectory", mode="strict")(grouped, run).passed

@@ -13,7 +13,8 @@ When the scenario gives `expected_turns` (as ADK eval sets do), the run records 
 run is checked turn by turn as ADK does (`assay.trajectory.turns`): a verdict per turn, the
 score their mean, passing at `trajectory_threshold` (default 1.0). Otherwise the match types
 are aliases of the flat modes, and expected turns without an `expected_trajectory` are checked
-as all their calls in order.
+as all their calls in order. Like ADK's, they compare flat lists of calls: against a flat
+expectation, the calls one step made together count one by one, in the order recorded.
 
 Example:
     >>> from assay.records import Case, Step, ToolCall, Trajectory
@@ -150,8 +151,14 @@ def trajectory(
                 "scenario has no expected_tools or expected_trajectory",
                 {"reason": "not_applicable"},
             )
+        actual: Any = run
+        if match_type_of(options(case)[0]) is not None and _flat(expected):
+            # ADK's match types compare flat lists of calls: the calls a turn made together
+            # count in the order the model gave them, each a step of its own, so `IN_ORDER`
+            # [a, b] holds for a turn that called a and b at once.
+            actual = [call for step in run.steps for call in step.tool_calls]
         try:
-            result = checker(expected, run)
+            result = checker(expected, actual)
         except TypeError as exc:
             return Score.error(
                 NAME, f"{source} is not a trajectory: {exc}", {"reason": "bad_expectation"}
@@ -191,6 +198,13 @@ def trajectory(
         )
 
     return score
+
+
+def _flat(expected: Any) -> bool:
+    """Whether an expectation lists single calls (no nested list of parallel calls)."""
+    return isinstance(expected, list | tuple) and not any(
+        isinstance(item, list | tuple) for item in expected
+    )
 
 
 def _bad_options(exc: ValueError) -> Score:
