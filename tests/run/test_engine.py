@@ -386,3 +386,14 @@ def test_resume_refuses_runs_checked_with_other_criteria(tmp_path: Any) -> None:
     assert sorted((p.name, p.stat().st_mtime_ns) for p in tmp_path.iterdir()) == before
     # Without --resume the directory is simply the new evaluation's.
     AgentEvaluator(lambda messages: "yes", config=other).evaluate_sync(cases, reports_dir=tmp_path)
+
+
+def test_a_failure_of_the_writer_surfaces_as_itself() -> None:
+    def full_disk(result: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    cases = [EvalCase.single_turn(f"c{i}", "q", expected_response="x") for i in range(5)]
+    with pytest.raises(OSError, match="No space left"):
+        AgentEvaluator(lambda messages: "x", concurrency=3).evaluate_sync(
+            cases, on_result=full_disk
+        )

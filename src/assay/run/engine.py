@@ -244,9 +244,14 @@ class Engine:
                         await done
 
         count = min(self.settings.concurrency, len(pending)) or 1
-        async with asyncio.TaskGroup() as group:
-            for _ in range(count):
-                group.create_task(worker())
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(count):
+                    group.create_task(worker())
+        except BaseExceptionGroup as failed:
+            # A unit's failure is recorded, not raised: what ends up here failed for every
+            # unit (a full disk under the writer); say it as itself, not as a group.
+            raise failed.exceptions[0] from failed
         return [outcomes[i] for i in range(len(pending))]
 
     async def run_unit(self, unit: Unit) -> UnitOutcome:
