@@ -33,7 +33,7 @@ from assay.records import Case, CaseTurn, StepType
 if TYPE_CHECKING:
     from assay.schema.evalset import EvalCase
 
-__all__ = ["case_of", "is_eval_case", "read_eval_cases"]
+__all__ = ["case_of", "eval_case", "is_eval_case", "read_eval_cases"]
 
 
 def is_eval_case(value: Any) -> bool:
@@ -97,7 +97,7 @@ def read_eval_cases(path: str | Path) -> Iterator[EvalCase | ReadProblem]:
             empty = False
             value, reason = parse_json(line)
             where = f"{source}:{number}"
-            yield ReadProblem(where, reason) if reason is not None else _case(value, where)
+            yield ReadProblem(where, reason) if reason is not None else eval_case(value, where)
         if empty:
             yield ReadProblem(source, "empty file: no cases")
         return
@@ -111,7 +111,7 @@ def read_eval_cases(path: str | Path) -> Iterator[EvalCase | ReadProblem]:
     if isinstance(value, dict) and isinstance(value.get("cases"), list):
         items = value["cases"]
     elif isinstance(value, dict) and "eval_id" in value:
-        yield _case(value, source)
+        yield eval_case(value, source)
         return
     elif isinstance(value, list):
         items = value
@@ -125,15 +125,11 @@ def read_eval_cases(path: str | Path) -> Iterator[EvalCase | ReadProblem]:
     if not items:
         yield ReadProblem(source, "empty list: no cases")
     for index, item in enumerate(items):
-        yield _case(item, f"{source}#{index}")
+        yield eval_case(item, f"{source}#{index}")
 
 
 def eval_case(value: Any, source: str) -> EvalCase | ReadProblem:
-    """One eval case from a parsed JSON value, or the problem with it."""
-    return _case(value, source)
-
-
-def _case(value: Any, source: str) -> EvalCase | ReadProblem:
+    """One eval case from a parsed JSON value, or the problem with it (naming the field)."""
     from pydantic import ValidationError
 
     from assay.schema.evalset import EvalCase

@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -239,6 +239,3 @@ def _accepts(function: Callable[..., Any], parameter: str) -> bool:
         p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
     )
 
-
-AgentFunction = Callable[[Conversation], str | Mapping[str, Any] | Awaitable[Any]]
-"""The shape of a plain agent function."""

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -421,7 +420,3 @@ def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callab
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
-
-def elapsed_ms(started: float) -> float:
-    """Milliseconds since `started` (a `time.perf_counter()` reading)."""
-    return (time.perf_counter() - started) * 1000.0

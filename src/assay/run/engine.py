@@ -165,6 +165,7 @@ class Engine:
         record (as the seed's API shows it), while every unit records into its own."""
         self._scorers: dict[str, Any] = {}
         self._clients: dict[str, Any] = {}
+        self._records: dict[str, tuple[EvalCase, Case]] = {}
         self._closers: list[Any] = []
         self._criteria = {name: c for name, c in config.criteria.items()}
         self.uncaptured: list[str] = []
@@ -257,7 +258,7 @@ class Engine:
     async def run_unit(self, unit: Unit) -> UnitOutcome:
         """Run one case once: converse, capture, score."""
         case = unit.case
-        record, _ = case_of(case, f"eval case {case.eval_id}")
+        record = self._case_record(case)
         attempts = 0
         while True:
             attempts += 1
@@ -303,6 +304,15 @@ class Engine:
             self.user_collector.reset()
             self.user_collector.extend(collector)
         return UnitOutcome(unit, run, result, collector, error_kind, attempts)
+
+    def _case_record(self, case: EvalCase) -> Case:
+        """The `Case` scorers read, made once per eval case (its repetitions share it; no
+        scorer changes a case)."""
+        found = self._records.get(case.eval_id)
+        if found is None or found[0] is not case:
+            found = (case, case_of(case, f"eval case {case.eval_id}")[0])
+            self._records[case.eval_id] = found
+        return found[1]
 
     async def _converse(
         self, case: EvalCase, collector: TrajectoryCollector

@@ -187,12 +187,7 @@ async def _evaluate_into(
     views: dict[str, EvalCaseResult] = {}
     interrupted = True
     run_ids = [unit.run_id for unit in units]
-    settings = {
-        "criteria": {
-            name: criterion.model_dump(mode="json")
-            for name, criterion in engine.config.criteria.items()
-        }
-    }
+    settings = {"criteria": _criteria(engine)}
     reports = LiveReports(
         directory, resume=resume, cases=cases, run_ids=run_ids, settings=settings
     )
@@ -285,11 +280,16 @@ def _options(
             "concurrency": engine.settings.concurrency,
             "timeout_s": engine.settings.timeout_s,
             "retries": engine.settings.retries,
-            "criteria": {
-                name: criterion.model_dump(mode="json")
-                for name, criterion in engine.config.criteria.items()
-            },
+            "criteria": _criteria(engine),
         },
+    }
+
+
+def _criteria(engine: Engine) -> dict[str, Any]:
+    """The criteria as JSON: what `_live.json` and the aggregate's options record."""
+    return {
+        name: criterion.model_dump(mode="json")
+        for name, criterion in engine.config.criteria.items()
     }
 
 

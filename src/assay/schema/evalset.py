@@ -35,7 +35,7 @@ from pydantic import (
 
 from assay.records import Rubric, StepType, ToolCall, TrajectoryStep
 
-__all__ = ["EvalCase", "EvalCaseFile", "EvalSetFile", "expected_step"]
+__all__ = ["EvalCase", "EvalSetFile", "expected_step"]
 
 _Id = Annotated[str, StringConstraints(min_length=1, max_length=1000), Field(pattern=r"\S")]
 
@@ -198,8 +198,8 @@ class EvalCase(BaseModel):
         return dict(self.model_extra or {})
 
 
-class EvalCaseFile(BaseModel):
-    """The JSON Schema of one case as a file holds it (`assay schema evalset`)."""
+class EvalSetFile(BaseModel):
+    """An eval-set file, `{"cases": [...]}` (`assay schema evalset`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -207,7 +207,4 @@ class EvalCaseFile(BaseModel):
     """The cases, in order (a JSON file may also be a bare list, a JSON Lines file one case per
     line)."""
 
-
-EvalSetFile = EvalCaseFile
-"""The file of an eval set: `{"cases": [...]}`."""
 
