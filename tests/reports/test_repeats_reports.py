@@ -11,6 +11,7 @@ import pytest
 
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.load import load_reports
+from assay.reports.read import result_of_line
 from assay.schema import json_schema
 from assay.schema.report import Aggregate
 from repeats_reports import repeat_result, results_of, write_reports
@@ -89,10 +90,10 @@ def test_a_line_turns_back_into_the_figures_it_was_written_from(tmp_path: Path) 
     # A resumed evaluation counts the runs it finished from their lines: same section.
     builder = SummaryBuilder()
     for line in load_reports(out).results:
-        builder.add_figures(ResultFigures.from_line(line), line["report_file"])
+        builder.add_figures(ResultFigures.of(result_of_line(line)), line["report_file"])
     assert builder.finish().repeats == _aggregate(out)["repeats"]
     for result, line in zip(results, load_reports(out).results, strict=True):
-        assert ResultFigures.from_line(line) == ResultFigures.of(result)
+        assert ResultFigures.of(result_of_line(line)) == ResultFigures.of(result)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +107,7 @@ def test_a_line_that_is_not_a_result_is_refused(change: dict, tmp_path: Path) ->
     write_reports(out, results_of({"a": "P"}))
     line = load_reports(out).results[0]
     with pytest.raises(ValueError, match=r"not a result line|repeat|not a valid|odd"):
-        ResultFigures.from_line({**line, **change})
+        result_of_line({**line, **change})
 
 
 def test_the_schemas_describe_the_repeat_and_the_section() -> None:

@@ -22,7 +22,6 @@ from assay.results import (
     PARTIALLY_SCORED,
     CaseResult,
     NotScored,
-    OpsMetrics,
     RunSummary,
     Score,
     ScoreStatus,
@@ -127,81 +126,6 @@ class ResultFigures(NamedTuple):
             ops.escalated,
             result.repeat,
         )
-
-    @classmethod
-    def from_line(cls, line: dict[str, Any]) -> ResultFigures:
-        """The figures of a `results.jsonl` line: what `of` read of the result that wrote it
-        (the line keeps every figure the summary counts), so that an evaluation resumed from
-        its reports directory counts the runs it does not run again.
-
-        Raises:
-            ValueError: the line is not a result as assay writes one (`assay schema line`).
-
-        Example:
-            >>> from assay.reports.json_report import render
-            >>> from assay.results import OpsMetrics
-            >>> import orjson
-            >>> result = CaseResult("11", "11#2", "agent", "m", None, "14",
-            ...                     Score.scored("s", 0.5, passed=False), OpsMetrics(),
-            ...                     repeat=2)
-            >>> line = orjson.loads(render(result)[1])
-            >>> ResultFigures.from_line(line) == ResultFigures.of(result)
-            True
-        """
-        try:
-            ops = line["ops"]
-            score = _score(line["score"])
-            repeat = line.get("repeat")
-            if repeat is not None and (type(repeat) is not int or repeat < 1):
-                raise ValueError(f"repeat is not a whole number from 1: {repeat!r}")
-            result = CaseResult(
-                _text(line["scenario_id"]),
-                line.get("run_id"),
-                line.get("runner"),
-                line.get("model"),
-                None,
-                None,
-                score,
-                OpsMetrics(
-                    ops["turn_count"],
-                    ops["tool_call_count"],
-                    [],
-                    ops["tokens_in"],
-                    ops["tokens_out"],
-                    ops["duration_ms"],
-                    ops["est_cost_usd"],
-                    bool(ops["context_overflow"]),
-                    bool(ops["escalated"]),
-                ),
-                scenario_type=line.get("scenario_type"),
-                source=line.get("source") or "",
-                scores=[_score(part) for part in line.get("scores") or []],
-                repeat=repeat,
-            )
-        except (KeyError, TypeError) as error:
-            raise ValueError(f"not a result line: {error!r}") from None
-        return cls.of(result)
-
-
-def _score(record: Any) -> Score:
-    """A `Score` from its record in a report."""
-    details = record["details"]
-    if not isinstance(details, dict):
-        raise TypeError("details is not an object")
-    return Score(
-        _text(record["scorer"]),
-        ScoreStatus(record["status"]),
-        record["score"],
-        record["passed"],
-        record.get("rationale") or "",
-        details,
-    )
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"not a string: {value!r}")
-    return value
 
 
 class _Group:

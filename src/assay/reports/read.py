@@ -22,7 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ import orjson
 
 from assay._jsonable import json_type_phrase
 from assay.reports.json_report import RESULTS_FILE
+from assay.results import CaseResult, OpsMetrics, Score, ScoreStatus
 
 __all__ = [
     "LineProblem",
@@ -38,6 +39,7 @@ __all__ = [
     "parse_results",
     "read_regular",
     "read_results",
+    "result_of_line",
     "whole_object_lines",
 ]
 
@@ -139,6 +141,77 @@ def _reason(line: bytes, error: orjson.JSONDecodeError) -> str:
     except UnicodeDecodeError as bad:
         return f"not UTF-8: undecodable byte at offset {bad.start}"
     return f"invalid JSON: {error.msg} at column {error.colno}"
+
+
+def result_of_line(line: Mapping[str, Any]) -> CaseResult:
+    """The result a `results.jsonl` line records (its per-key records and the gold answer
+    aside, which only the per-run report keeps): what a resumed live evaluation counts for the
+    runs it does not run again.
+
+    Raises:
+        ValueError: the line is not a result as assay writes one (`assay schema line`).
+
+    Example:
+        >>> from assay.reports.json_report import render
+        >>> from assay.results import OpsMetrics, Score
+        >>> result = CaseResult("11", "11#2", "agent", "m", "q", "14",
+        ...                     Score.scored("s", 0.5, passed=False), OpsMetrics(), repeat=2)
+        >>> result_of_line(orjson.loads(render(result)[1])) == result
+        True
+    """
+    try:
+        ops = line["ops"]
+        repeat = line.get("repeat")
+        if repeat is not None and (type(repeat) is not int or repeat < 1):
+            raise ValueError(f"repeat is not a whole number from 1: {repeat!r}")
+        return CaseResult(
+            scenario_id=_text(line["scenario_id"]),
+            run_id=line.get("run_id"),
+            runner=line.get("runner"),
+            model=line.get("model"),
+            question=line.get("question"),
+            answer=line.get("answer"),
+            score=_score(line["score"]),
+            ops=OpsMetrics(
+                ops["turn_count"],
+                ops["tool_call_count"],
+                list(ops.get("unique_tools") or []),
+                ops["tokens_in"],
+                ops["tokens_out"],
+                ops["duration_ms"],
+                ops["est_cost_usd"],
+                bool(ops["context_overflow"]),
+                bool(ops["escalated"]),
+            ),
+            scenario_type=line.get("scenario_type"),
+            source=line.get("source") or "",
+            report_file=line.get("report_file"),
+            scores=[_score(part) for part in line.get("scores") or []],
+            repeat=repeat,
+        )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a result line: {error!r}") from None
+
+
+def _score(record: Any) -> Score:
+    """A `Score` from its record in a report."""
+    details = record["details"]
+    if not isinstance(details, dict):
+        raise TypeError("details is not an object")
+    return Score(
+        _text(record["scorer"]),
+        ScoreStatus(record["status"]),
+        record["score"],
+        record["passed"],
+        record.get("rationale") or "",
+        details,
+    )
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"not a string: {value!r}")
+    return value
 
 
 def whole_object_lines(data: bytes) -> Iterator[tuple[dict[str, Any], bytes]]:

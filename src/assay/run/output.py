@@ -28,7 +28,7 @@ from assay.formats.assay_jsonl import trajectory_to_line
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import inside, open_for_writing, write_atomic, write_temporary
 from assay.reports.json_report import ReportWriter, render
-from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
+from assay.results import CaseResult, RunSummary
 from assay.run.engine import Unit, UnitOutcome
 from assay.run.report import live_figures
 from assay.schema.evalset import EvalCase
@@ -245,53 +245,11 @@ def _case_line(case: EvalCase) -> bytes:
 
 
 def result_of_line(line: Mapping[str, Any]) -> CaseResult | None:
-    """The result a `results.jsonl` line records (per-key records aside), or None when the
-    line is not one assay wrote.
+    """The result a `results.jsonl` line records, or None for a line assay did not write
+    (`assay.reports.read.result_of_line`)."""
+    from assay.reports.read import result_of_line as parse
 
-    Example:
-        >>> line = {"scenario_id": "a", "run_id": "a", "answer": "x", "ops": {},
-        ...         "score": {"scorer": "r", "status": "scored", "score": 1.0, "passed": True,
-        ...                   "rationale": "", "details": {}}}
-        >>> result_of_line(line).score.passed
-        True
-    """
     try:
-        score = _score(line["score"])
-        parts = [_score(part) for part in line.get("scores") or []]
-        ops_data = line.get("ops") or {}
-        known = OpsMetrics.__dataclass_fields__
-        ops = OpsMetrics(**{k: v for k, v in ops_data.items() if k in known})
-        result = CaseResult(
-            scenario_id=str(line["scenario_id"]),
-            run_id=line.get("run_id"),
-            runner=line.get("runner"),
-            model=line.get("model"),
-            question=line.get("question"),
-            answer=line.get("answer"),
-            score=score,
-            ops=ops,
-            scenario_type=line.get("scenario_type"),
-            source=line.get("source") or "",
-            report_file=line.get("report_file"),
-            scores=parts,
-        )
-    except (KeyError, TypeError, ValueError):
+        return parse(line)
+    except ValueError:
         return None
-    repeat = line.get("repeat")
-    if isinstance(repeat, int) and not isinstance(repeat, bool):
-        result.repeat = repeat
-    return result
-
-
-def _score(data: Any) -> Score:
-    if not isinstance(data, Mapping):
-        raise TypeError("a score is an object")
-    details = data.get("details")
-    return Score(
-        str(data["scorer"]),
-        ScoreStatus(data["status"]),
-        data.get("score"),
-        data.get("passed"),
-        data.get("rationale") or "",
-        dict(details) if isinstance(details, Mapping) else {},
-    )
