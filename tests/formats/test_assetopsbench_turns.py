@@ -1,10 +1,10 @@
-"""SDK turns of the usual shape are read as the general rules read any turn.
+"""SDK turns are read by the general rules, whatever shape their fields take.
 
-`assay.formats.assetopsbench` takes a shortcut for the shape nearly every saved turn has (text
-as a string, token counts as ints, a float duration, tool calls `{"name", "input", "output"}`
-with object arguments). These tests hold the shortcut to the general rules: the boundary values
-(negative or boolean counts, NaN, infinite or negative durations, arguments as text, nested
-`function` objects, numeric ids) and, by property, any turn built from such values.
+These tests hold `assay.formats.assetopsbench` to a step-by-step statement of those rules: the
+usual shape (text as a string, token counts as ints, a float duration, tool calls
+`{"name", "input", "output"}` with object arguments), the boundary values (negative or boolean
+counts, NaN, infinite or negative durations, arguments as text, nested `function` objects,
+numeric ids) and, by property, any turn built from such values.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _read_turn(turn: dict[str, Any]) -> Step:
 
 
 def _general_call(raw: Any) -> ToolCall | None:
-    """A tool call by the general rules, step by step (the reference for the shortcut)."""
+    """A tool call by the general rules, step by step (the reference for the reader)."""
     name = _call_name(raw)
     if name is None:
         return None
@@ -55,7 +55,7 @@ def _general_call(raw: Any) -> ToolCall | None:
 
 
 def _general_turn(turn: dict[str, Any]) -> Step:
-    """A turn by the general rules (the reference for the shortcut)."""
+    """A turn by the general rules (the reference for the reader)."""
     text = _content_text(turn.get("text"))
     if text is None:
         text = _content_text(turn.get("content"))

@@ -148,7 +148,6 @@ def read_value(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
         )
 
 
-
 def iter_input_files(path: Path, *, exclude: Sequence[Path] = ()) -> Iterator[Path]:
     """The run files under `path`: the file itself, or every JSON/JSONL file in a directory.
 
@@ -252,7 +251,7 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         return Trajectory(source=source)
     items, as_turns = _step_items(record.get("trajectory"))
     steps = _build_steps(items, as_turns)
-    usage = _total_usage(steps)
+    usage = sum((step.usage for step in steps), Usage())
     if not usage.recorded:
         usage = _usage_of(record, _RECORD_IN_KEYS, _RECORD_OUT_KEYS)
     durations = [step.duration_ms for step in steps if step.duration_ms is not None]
@@ -271,21 +270,6 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         error=_error_text(record.get("error")),
     )
     return run
-
-
-def _total_usage(steps: list[Step]) -> Usage:
-    """The steps' usages added up (as `Usage.__add__` does), without a `Usage` per addition."""
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    for step in steps:
-        usage = step.usage
-        if usage.input_tokens is not None:
-            tokens_in = usage.input_tokens if tokens_in is None else tokens_in + usage.input_tokens
-        if usage.output_tokens is not None:
-            tokens_out = (
-                usage.output_tokens if tokens_out is None else tokens_out + usage.output_tokens
-            )
-    return Usage(tokens_in, tokens_out)
 
 
 def _error_text(value: Any) -> str | None:
@@ -350,7 +334,6 @@ register_reader(
 )
 
 
-
 # --- steps ---------------------------------------------------------------------------------
 
 
@@ -391,14 +374,9 @@ def _build_steps(items: list[Any], as_turns: bool) -> list[Step]:
 def _turn(turn: dict[str, Any], index: int) -> Step:
     # Step.index is defined as the position in the run from 0; a recorded `index` may be
     # 1-based, repeated or missing, so the position is used instead.
-    # This runs for every turn of every run read, so the usual shapes (text as a string,
-    # token counts as ints, a duration as a number) are taken without the general helpers'
-    # calls; anything else goes through them, with the same result.
-    text = turn.get("text")
-    if not isinstance(text, str):
-        text = _content_text(text)
-        if text is None:
-            text = _content_text(turn.get("content"))
+    text = _content_text(turn.get("text"))
+    if text is None:
+        text = _content_text(turn.get("content"))
     calls: list[ToolCall] = []
     raw_calls = turn.get("tool_calls")
     if isinstance(raw_calls, list):
@@ -406,26 +384,18 @@ def _turn(turn: dict[str, Any], index: int) -> Step:
             call = _tool_call(raw)
             if call is not None:
                 calls.append(call)
-    tokens_in = turn.get("input_tokens")
-    tokens_out = turn.get("output_tokens")
-    if type(tokens_in) is int and type(tokens_out) is int and tokens_in >= 0 and tokens_out >= 0:
-        usage = Usage(tokens_in, tokens_out)
-    else:
-        usage = _usage_of(turn, _IN_KEYS, _OUT_KEYS)
-    duration = turn.get("duration_ms")
-    if type(duration) is float and 0.0 <= duration < math.inf:  # not NaN, inf or negative
-        duration_ms: float | None = duration
-    else:
-        duration_ms = _duration_of(turn)
-    # The agent or graph node that took the turn (multi-agent runs); only text names one.
     node = turn.get("node")
-    if not isinstance(node, str):
-        node = None
     conversation = turn.get("conversation_turn")  # written by assay_jsonl for `Step.turn`
-    if type(conversation) is not int or conversation < 0:
-        conversation = None
-    # Positional, in the order of Step's fields: keywords cost a third of the call.
-    return Step(index, text, calls, usage, duration_ms, node, conversation)
+    return Step(
+        index=index,
+        text=text,
+        tool_calls=calls,
+        usage=_usage_of(turn, _IN_KEYS, _OUT_KEYS),
+        duration_ms=_duration_of(turn),
+        # The agent or graph node that took the turn (multi-agent runs); only text names one.
+        node=node if isinstance(node, str) else None,
+        turn=conversation if type(conversation) is int and conversation >= 0 else None,
+    )
 
 
 def _plan_step(item: dict[str, Any], index: int) -> Step:
@@ -482,18 +452,6 @@ def _call_name(raw: Any) -> str | None:
 
 
 def _tool_call(raw: Any) -> ToolCall | None:
-    if isinstance(raw, dict):
-        name = raw.get("name")
-        args = raw.get("input")
-        if isinstance(name, str) and isinstance(args, dict):
-            # The usual SDK call ({"name", "input", "output"}), without the general path's
-            # look-ups: a text name and object arguments leave nothing to work out.
-            call_id = raw.get("id")
-            if call_id is None:
-                call_id = raw.get("call_id")
-            result = raw["output"] if "output" in raw else raw.get("result")
-            # Positional (name, args, call_id, result): keywords cost a third of the call.
-            return ToolCall(name, args, None if call_id is None else id_text(call_id), result)
     name = _call_name(raw)
     if name is None:
         return None
@@ -512,8 +470,6 @@ def _tool_call(raw: Any) -> ToolCall | None:
         call_id=id_text(_first_present(raw, ("id", "call_id"))),
         result=result,
     )
-
-
 
 
 # --- fields --------------------------------------------------------------------------------
