@@ -14,7 +14,6 @@ import itertools
 import os
 import re
 import stat
-from hashlib import blake2b
 from pathlib import Path
 
 from assay._text import escape_surrogates
@@ -38,12 +37,8 @@ class ReportNames:
     """
 
     def __init__(self) -> None:
-        self._taken: dict[int, None] = {}
-        """A 64-bit digest of every stem handed out, in lower case: the largest thing an
-        evaluation holds per run. As a set of the stems themselves it took 3 MB at 20,000
-        runs; digests in a dict (whose table is about a third of a set's at that size) take
-        1.3 MB. Two stems share a digest with odds of about 1 in 10^10 at that count, which
-        would cost a needless `-2` suffix, never a report."""
+        self._taken: set[str] = set()
+        """Every stem handed out, in lower case."""
 
     def allocate(self, wanted: str | None) -> str:
         """A fresh safe stem for `wanted` (a run or scenario id)."""
@@ -53,21 +48,15 @@ class ReportNames:
         if stem.lower() in _RESERVED:
             stem = f"run-{stem}"
         candidate, counter = stem, 1
-        while (digest := _digest(candidate)) in self._taken:
+        while candidate.lower() in self._taken:
             counter += 1
             candidate = f"{stem}-{counter}"
-        self._taken[digest] = None
+        self._taken.add(candidate.lower())
         return candidate
-
 
     def reserve(self, stem: str) -> None:
         """Mark `stem` as taken (a report an earlier evaluation wrote, which is kept)."""
-        self._taken[_digest(stem)] = None
-
-
-def _digest(stem: str) -> int:
-    # blake2b rather than hash(): names must not depend on the process's hash seed.
-    return int.from_bytes(blake2b(stem.lower().encode(), digest_size=8).digest(), "little")
+        self._taken.add(stem.lower())
 
 
 def inside(directory: Path | str, name: str) -> str:
@@ -79,7 +68,6 @@ def inside(directory: Path | str, name: str) -> str:
 
 _TEMPORARY_PREFIX = ".assay-"
 _temporaries = itertools.count()
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
 def write_temporary(directory: Path | str, data: bytes) -> str:
@@ -89,16 +77,10 @@ def write_temporary(directory: Path | str, data: bytes) -> str:
     """
     name = f"{_TEMPORARY_PREFIX}{os.getpid()}-{next(_temporaries)}.tmp"
     path = os.path.join(directory, name)  # noqa: PTH118
-    # os.open, not open(): a file object and its buffer for one write cost as much as the
-    # write itself, once per report. O_EXCL: never over an existing file.
-    fd = os.open(path, _NEW_FILE, 0o666)
+    file = open(path, "xb")  # noqa: PTH123, SIM115 - "x": never over an existing file
     try:
-        try:
-            view = memoryview(data)
-            while view:  # a regular file takes it all at once; a short write is not lost
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        with file:
+            file.write(data)
     except BaseException:  # a full disk, say: leave no half-written temporary behind
         with contextlib.suppress(OSError):
             os.unlink(path)  # noqa: PTH108
