@@ -82,16 +82,11 @@ class KeyComparison:
     def to_report(self) -> dict[str, Any]:
         """The per-key record in a report."""
         gold, model = self.gold_value, self.model_value
-        # Most values are plain scalars or ints that JSON can hold, which jsonable would
-        # return as they are: checked here, without a call per value.
-        if type(gold) not in _PLAIN and not (type(gold) is int and gold in _JSON_INTS):
-            gold = jsonable(gold)
-        if type(model) not in _PLAIN and not (type(model) is int and model in _JSON_INTS):
-            model = jsonable(model)
         record = {
             "key": self.key,
-            "gold_value": gold,
-            "model_value": model,
+            # Most values are plain scalars, which jsonable would return as they are.
+            "gold_value": gold if type(gold) in _PLAIN else jsonable(gold),
+            "model_value": model if type(model) in _PLAIN else jsonable(model),
             "exact": self.exact,
             "match_type": self.match_type,
             "similarity": self.similarity,
@@ -103,8 +98,6 @@ class KeyComparison:
 
 _PLAIN = frozenset({str, float, bool, type(None)})
 """Types `jsonable` returns unchanged (int is not among them: it may be too big for JSON)."""
-_JSON_INTS = range(-(2**63), 2**64)
-"""The ints `jsonable` returns unchanged (those orjson can write)."""
 
 
 @dataclass(slots=True)

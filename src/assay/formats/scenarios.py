@@ -464,8 +464,7 @@ def _load_folder(
     # an exception per absent file); one that exists but is no regular file is then reported
     # by its read rather than skipped.
     source = os.fspath(folder)
-    # None: no trajectory expectation, which is what a new Case holds already.
-    expectation: Expectation | None = None
+    expectation = Expectation()
     trajectory_path = _inside(source, TRAJECTORY_FILE)
     has_trajectory = os.access(trajectory_path, os.F_OK)
     if has_trajectory:
@@ -520,7 +519,7 @@ def _load_folder(
         characteristic_form=turns[-1].characteristic_form if turns else None,
         turns=turns,
     )
-    return case if expectation is None else expectation.apply(case)
+    return expectation.apply(case)
 
 
 def _inside(folder: str, name: str) -> str:
