@@ -393,8 +393,6 @@ def _python_as_json(source: str) -> str | None:
     """
     if "\\" in source:
         return None  # an escape can end a string where the rewrite does not see it
-    if "'" not in source or '"' not in source:  # one kind of quote: split at it
-        return _quoted_as_json(source, '"' if "'" not in source else "'")
     if "(" not in source and ")" not in source:
         return _PYTHON_SIMPLE.sub(_json_word, source)
     # (start, is a parenthesis, has a comma at its own level) per open bracket
@@ -423,55 +421,6 @@ def _python_as_json(source: str) -> str | None:
 
     rewritten = _PYTHON_GROUPS.sub(rewrite, source)
     return None if broken or stack else rewritten
-
-
-def _quoted_as_json(source: str, quote: str) -> str | None:
-    """`_python_as_json` for the usual literal, whose strings all use one kind of quote and
-    no escapes. Every `quote` then delimits a string, so the text splits at them into
-    alternating outside and inside parts, and only the outside parts need rewriting: tuples
-    to lists, True/False/None to their JSON names."""
-    parts = source.split(quote)
-    if len(parts) % 2 == 0:
-        return None  # a quote that never closes
-    outside = parts[0::2]
-    if "(" in source or ")" in source:
-        skeleton = "0".join(outside)
-        if "(" in skeleton or ")" in skeleton:
-            if not _only_tuples(skeleton):
-                return None
-            outside = [part.translate(_PARENTHESES_AS_BRACKETS) for part in outside]
-    if any(name in source for name in _JSON_NAMES):
-        outside = [_PYTHON_NAME.sub(_json_name, part) for part in outside]
-    parts[0::2] = outside
-    return '"'.join(parts)
-
-
-def _json_name(match: re.Match[str]) -> str:
-    return _JSON_NAMES[match.group()]
-
-
-_PYTHON_NAME = re.compile(r"\b(?:True|False|None)\b")
-
-
-def _only_tuples(skeleton: str) -> bool:
-    """Whether every `( … )` in `skeleton` (a literal with its strings taken out) is a
-    tuple: empty, or with a comma at its own level. `(x)` is x, not a one-item tuple.
-
-    Innermost groups are checked and collapsed, level by level, until no bracket is left;
-    brackets that do not pair up fail too.
-    """
-    while True:
-        groups = _INNERMOST_GROUP.findall(skeleton)
-        if not groups:
-            return not any(char in skeleton for char in "()[]{}")
-        for group in groups:
-            if group[0] == "(" and "," not in group and group[1:-1].strip():
-                return False
-        skeleton = _INNERMOST_GROUP.sub("0", skeleton)
-
-
-_INNERMOST_GROUP = re.compile(r"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
-_PARENTHESES_AS_BRACKETS = str.maketrans("()", "[]")
 
 
 def _json_word(match: re.Match[str]) -> str:

@@ -418,11 +418,7 @@ def _numbered_folder(name: str) -> int | None:
 def _natural_key(name: str) -> str:
     # Runs of digits are zero-padded so that scenario_2 sorts before scenario_10, and
     # "scenario-" sorts with "scenario_"; the name itself, after a NUL, breaks ties between
-    # "011" and "11". One short string per name keeps sorting many thousand names cheap.
-    if name.startswith(_FOLDER_PREFIXES[0]):
-        digits = name[_FOLDER_PREFIX_LEN:]
-        if digits.isdigit() and digits.isascii():  # the usual name, without the regex
-            return f"{_FOLDER_PREFIXES[0]}{digits.zfill(20)}\0{name}"
+    # "011" and "11".
     folded = name.lower().replace("-", "_")
     return _DIGITS.sub(lambda digits: digits.group().zfill(20), folded) + "\0" + name
 
