@@ -23,11 +23,10 @@ Example:
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Literal
 
 from assay.answers.compare import compare_values
-from assay.answers.parse import ParsedAnswer, expectation_for, parse_answer, parse_gold
+from assay.answers.parse import expectation_for, parse_answer, parse_gold
 from assay.answers.rules import AnswerRules
 from assay.limits import ALIGNMENT_BUDGET
 from assay.records import Case, CaseTurn, Trajectory
@@ -108,11 +107,7 @@ def score_static_json(
         return Score.error(NAME, f"invalid answer rules: {rules_error}", {"reason": "bad_rules"})
     rules = case.answer_rules or _DEFAULT_RULES
 
-    gold = (
-        _parse_gold_text(case.expected_answer)
-        if isinstance(case.expected_answer, str)
-        else parse_gold(case.expected_answer)
-    )
+    gold = parse_gold(case.expected_answer)
     if gold.rejected:
         return Score.error(
             NAME, f"ground truth could not be parsed: {gold.error}", {"reason": "bad_ground_truth"}
@@ -206,13 +201,6 @@ def _turn_details(
             )
         records.append(record)
     return records
-
-
-@lru_cache(maxsize=256)
-def _parse_gold_text(text: str) -> ParsedAnswer:
-    # Several runs of one scenario share its ground truth: parse it once. Parsed values are
-    # only ever read, so sharing them is safe.
-    return parse_gold(text)
 
 
 def _rationale(metrics: dict[str, Any], parse_error: str | None) -> str:
