@@ -8,7 +8,8 @@ trajectory into a reports directory, renders the page from that directory, and o
 - first render: navigation start to the table's first rows visible (target < 2 s);
 - a filter click: click to the rows of that status shown (target < 0.3 s), median of repeats.
 
-Run from the repository root: `python bench/html_bench.py` (`--runs`, `--seed`, `--repeat`).
+Run from the repository root: `python bench/html_bench.py` (`--runs`, `--seed`, `--repeat`;
+`--write` appends the figures as one JSON line to bench/results/html.jsonl, see record.py).
 Exit status 0 when every target is met, 1 when one is missed.
 """
 
@@ -21,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import record
 from assay.reports.html import write_html
 from assay.reports.load import load_reports
 from run_bench import ensure_data, fresh_dir
@@ -91,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=9, help="filter clicks timed")
+    parser.add_argument(
+        "--write", action="store_true", help="append the figures to bench/results/html.jsonl"
+    )
     args = parser.parse_args(argv)
     data = ensure_data(args.runs, args.seed)
     out = fresh_dir(BENCH / "out" / "html")
@@ -121,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     print("| Measure | Result | Target | |\n|---|---|---|---|")
     for name, value, target, ok in rows:
         print(f"| {name} | {value} | {target} | {'ok' if ok else 'MISSED'} |")
+    if args.write:
+        figures = [
+            {"measure": name, "result": value, "target": target, "status": "ok" if ok else "MISSED"}
+            for name, value, target, ok in rows
+        ]
+        result = {"runs": args.runs, "seed": args.seed, "repeat": args.repeat, "figures": figures}
+        print(f"appended to {record.append('html', result)}")
     return 0 if all(ok for *_, ok in rows) else 1
 
 

@@ -18,9 +18,9 @@ measure: its ratio is shown but not held to the target.
 Measured for each pass: the wall time, and the CPU time of this process (all its threads, the
 cache's included; not the server's) per call. Targets: the first pass within 1.05x of the ideal
 (ceil(calls / concurrency) rounds of `--latency` seconds each); the cached pass under 1 s with
-0 requests sent. The figures are printed as a Markdown table; `--write` appends them, dated, to
-bench/README.md under "### Judge results". Exit status: 0 targets met, 1 a target missed, 2
-the measurement failed (for example a verdict that did not come back).
+0 requests sent. The figures are printed as a Markdown table; `--write` appends them as one
+JSON line to bench/results/judges.jsonl (see record.py). Exit status: 0 targets met, 1 a
+target missed, 2 the measurement failed (for example a verdict that did not come back).
 """
 
 from __future__ import annotations
@@ -34,12 +34,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
+import record
+
 BENCH = Path(__file__).resolve().parent
-README = BENCH / "README.md"
-SECTION = "## Judges"
 TARGET_RATIO = 1.05
 TARGET_CACHED_S = 1.0
 QUICK_CALLS = 256
@@ -172,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help=f"judge {QUICK_CALLS} runs instead of --calls"
     )
-    parser.add_argument("--write", action="store_true", help="append the table to README.md")
+    parser.add_argument(
+        "--write", action="store_true", help="append the figures to bench/results/judges.jsonl"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.calls = QUICK_CALLS
@@ -259,35 +260,20 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(f"ERROR: {problem}")
     if args.write:
-        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-        text = README.read_text(encoding="utf-8")
-        block = f"\n#### {stamp}\n\n{header}\n\n{table}\n"
-        if SECTION not in text:
-            text = text.rstrip("\n") + f"\n\n{SECTION}\n\n" + JUDGE_METHOD + block
-        else:
-            # At the end of this section: run_bench.py appends its own results to the file.
-            start = text.index(f"\n{SECTION}\n")
-            end = text.find("\n## ", start + 1)
-            end = len(text) if end < 0 else end
-            text = text[:end].rstrip("\n") + "\n" + block + text[end:]
-        README.write_text(text, encoding="utf-8")
+        path = record.append(
+            "judges",
+            {
+                "environment": header,
+                "calls": args.calls,
+                "latency_s": args.latency,
+                "concurrency": args.concurrency,
+                "figures": record.figures(rows),
+            },
+        )
+        print(f"appended to {path}")
     if problems:
         return 2
     return 0 if (args.quick or ratio <= TARGET_RATIO) and cached_ok else 1
-
-
-JUDGE_METHOD = """\
-`judge_bench.py` measures what judging costs in time: the real `llm_judge` scorer, with the
-real HTTP client and the real SQLite cache (in a fresh temporary directory), judges 1,000
-different runs, all started at once, against a chat-completions server in a child process that
-answers each request after 1 s. The client holds itself to 64 open calls. The ideal is
-ceil(1000 / 64) = 16 rounds of 1 s (16 s); the target is within 1.05x of it. Then the same
-1,000 runs are judged again, and every verdict must come from the cache with 0 requests
-reaching the server; the target is under 1 s. Run it with `python bench/judge_bench.py
-[--quick] [--write]`; it is not part of the test suite.
-
-### Judge results
-"""
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Usage:
     python bench/live_bench.py [--cases 1000] [--concurrency 50] [--delay 0.2] [--rounds 3]
-                               [--out-root /dev/shm/assay-live] [--profile]
+                               [--out-root /dev/shm/assay-live] [--profile] [--write]
 
 The workload: `--cases` cases of an agent that answers after `--delay` seconds, `--concurrency`
 at a time. The ideal time is ceil(cases / concurrency) * delay (4.0 s with the defaults).
@@ -27,7 +27,8 @@ system of every thread of the process). A command's CPU time is that of the chil
 children (`getrusage(RUSAGE_CHILDREN)`). CPU time is shown per case.
 
 Prints a table (median wall time with the rounds' spread, ratio to the ideal, to the floor,
-CPU ms per case, Inspect AI / assay) and a Markdown section for bench/README.md. `--profile`
+CPU ms per case, Inspect AI / assay); `--write` appends the figures as one JSON line to
+bench/results/live.jsonl (see record.py). `--profile`
 also runs the assay evaluation once under cProfile and prints its top functions. When
 `assay.evaluation` (the live API) is not importable, assay's half is skipped with a message;
 when `inspect_ai` is not installed, Inspect AI's. Exit status: 0 all targets met, 1 a target
@@ -388,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="also profile one assay evaluation (cProfile file; default <out-root>/assay.prof)",
     )
+    parser.add_argument(
+        "--write", action="store_true", help="append the figures to bench/results/live.jsonl"
+    )
     # A worker is this script run by itself as a child (see the module docstring).
     parser.add_argument("--worker", choices=sorted(RUNNERS), help=argparse.SUPPRESS)
     parser.add_argument("--eval-set", type=Path, help=argparse.SUPPRESS)
@@ -442,8 +446,12 @@ def parent(args: argparse.Namespace) -> int:
     if args.profile is not None and "assay" in sides:
         profile_assay(args, env, eval_set)
 
-    text, status = report(plan, load, skipped)
+    text, status, result = report(plan, load, skipped)
     print(text)
+    if args.write:
+        import record  # here, not at the top: workers are this script too, and import nothing
+
+        print(f"appended to {record.append('live', result)}")
     return status
 
 
@@ -463,8 +471,8 @@ def profile_assay(args: argparse.Namespace, env: dict[str, str], eval_set: Path)
     stats.sort_stats("cumulative").print_stats(25)
 
 
-def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int]:
-    """The Markdown section and the exit status."""
+def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int, dict[str, Any]]:
+    """The Markdown section, the exit status and the figures as a record (record.py)."""
     args = plan.args
     ideal = math.ceil(args.cases / args.concurrency) * args.delay
     series = plan.series
@@ -474,14 +482,14 @@ def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int]:
     def good(name: str) -> bool:
         return name in series and not series[name].error and bool(series[name].walls)
 
-    rows = []
+    rows: list[list[str]] = []
     for name in ("floor", "inspect", "assay", "floor-cmd", "inspect-cmd", "assay-cmd"):
         if name not in series:
             continue
         s = series[name]
         if not good(name):
             errors.append(f"{s.label}: {s.error or 'no timed run'}")
-            rows.append(f"| {s.label} | ERROR | | | | |")
+            rows.append([s.label, "ERROR", "", "", "", ""])
             continue
         floor_name = "floor-cmd" if name.endswith("-cmd") else "floor"
         to_floor = f"{s.median / series[floor_name].median:.3f}x" if good(floor_name) else "n/a"
@@ -491,19 +499,25 @@ def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int]:
         if name.startswith("assay") and good(peer):
             vs = f"{series[peer].median / s.median:.2f}x"
         rows.append(
-            f"| {s.label} | {s.median:.3f} s ({min(s.walls):.3f}–{max(s.walls):.3f}) "
-            f"| {s.median / ideal:.3f}x | {to_floor} | {cpu_ms:.2f} | {vs} |"
+            [
+                s.label,
+                f"{s.median:.3f} s ({min(s.walls):.3f}–{max(s.walls):.3f})",
+                f"{s.median / ideal:.3f}x",
+                to_floor,
+                f"{cpu_ms:.2f}",
+                vs,
+            ]
         )
 
-    targets = []
+    targets: list[tuple[str, str, str, str]] = []
 
     def target(label: str, value: float | None, goal: str, ok: bool) -> None:
         nonlocal ok_all
         if value is None:
-            targets.append(f"| {label} | n/a | {goal} | SKIPPED |")
+            targets.append((label, "n/a", goal, "SKIPPED"))
             ok_all = False
             return
-        targets.append(f"| {label} | {value:.3f}x | {goal} | {'PASS' if ok else 'MISS'} |")
+        targets.append((label, f"{value:.3f}x", goal, "PASS" if ok else "MISS"))
         ok_all = ok_all and ok
 
     eval_ratio = series["assay"].median / ideal if good("assay") else None
@@ -531,29 +545,48 @@ def report(plan: Plan, load: float, skipped: list[str]) -> tuple[str, int]:
             ("rounds", args.rounds, 3),
         )
         if value != default
-    ) + (" --profile" if args.profile is not None else "")
-    lines = [
-        f"#### {stamp}",
-        "",
-        f"`{command}`: commit {git_commit()}{assay_source()}, Python {platform.python_version()}, "
+    )
+    command += " --profile" if args.profile is not None else ""
+    environment = (
+        f"commit {git_commit()}{assay_source()}, Python {platform.python_version()}, "
         f"inspect-ai {inspect_version()}, {platform.system()} {platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average up to {load:.2f}; {args.cases:,} cases, "
         f"{args.concurrency} at a time, {args.delay:g} s each: ideal {ideal:.3f} s; "
-        f"median of {args.rounds} rounds (min–max)",
+        f"median of {args.rounds} rounds (min–max)"
+    )
+    lines = [
+        f"#### {stamp}",
         "",
-        "| Side | Wall time | / ideal | / floor | CPU ms per case | Inspect AI / assay |",
+        f"`{command}`: {environment}",
+        "",
+        "| " + " | ".join(SIDE_COLUMNS) + " |",
         "|---|---|---|---|---|---|",
-        *rows,
+        *("| " + " | ".join(cells) + " |" for cells in rows),
         "",
         "| Target | Result | Goal | Status |",
         "|---|---|---|---|",
-        *targets,
+        *(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in targets),
     ]
     for message in skipped + errors:
         lines += ["", f"- {message}"]
     status = 2 if errors or skipped else 0 if ok_all else 1
-    return "\n".join(lines) + "\n", status
+    result = {
+        "environment": environment,
+        "cases": args.cases,
+        "concurrency": args.concurrency,
+        "delay_s": args.delay,
+        "rounds": args.rounds,
+        "sides": [dict(zip(SIDE_COLUMNS, cells, strict=True)) for cells in rows],
+        "figures": [
+            {"measure": label, "result": value, "target": goal, "status": state}
+            for label, value, goal, state in targets
+        ],
+        "problems": skipped + errors,
+    }
+    return "\n".join(lines) + "\n", status, result
 
+
+SIDE_COLUMNS = ("Side", "Wall time", "/ ideal", "/ floor", "CPU ms per case", "Inspect AI / assay")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,11 +15,11 @@ measures, in one go and each as a separate subprocess run with this interpreter 
   peak RSS is shown for reference), each from one run after an untimed one; on the big set,
   the wall times of those two runs give the ratio with start-up spread over 20,000 runs.
 
-Prints a Markdown table with targets and PASS/MISS; ``--write`` appends it, dated, to
-bench/README.md under "Results". A command that fails (``assay evaluate`` exiting with 2 or
-more, any traceback on stderr, or an empty reports directory) is reported as ERROR with the tail
-of its stderr rather than crashing the benchmark. Exit status: 0 all targets met, 1 a target
-missed, 2 a measurement failed. See bench/README.md for the method.
+Prints a Markdown table with targets and PASS/MISS; ``--write`` appends it as one JSON line
+to bench/results/offline.jsonl (see record.py). A command that fails (``assay evaluate``
+exiting with 2 or more, any traceback on stderr, or an empty reports directory) is reported as
+ERROR with the tail of its stderr rather than crashing the benchmark. Exit status: 0 all
+targets met, 1 a target missed, 2 a measurement failed. See bench/README.md for the method.
 """
 
 from __future__ import annotations
@@ -42,13 +42,13 @@ from pathlib import Path
 
 import orjson
 
+import record
 from generate import GENERATOR_VERSION
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 DATA_ROOT = BENCH / "data"
 DEFAULT_OUT_ROOT = BENCH / "out"
-README = BENCH / "README.md"
 GNU_TIME = Path("/usr/bin/time")
 
 TARGET_RATIO = 1.8
@@ -400,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
         help="where reports, logs and the bytecode cache go (default bench/out; a tmpfs such "
         "as /dev/shm/assay-bench takes disk writes out of the timings)",
     )
-    parser.add_argument("--write", action="store_true", help="append the results to README.md")
+    parser.add_argument(
+        "--write", action="store_true", help="append the results to bench/results/offline.jsonl"
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.help_repeat < 1:
         parser.error("--repeat and --help-repeat must be at least 1")
@@ -529,11 +531,19 @@ def main(argv: list[str] | None = None) -> int:
     for err in errors:
         print(f"ERROR {err}\n", file=sys.stderr)
     if args.write:
-        text = README.read_text(encoding="utf-8") if README.exists() else ""
-        if "## Results" not in text:
-            text = text.rstrip("\n") + "\n\n## Results\n"
-        README.write_text(text.rstrip("\n") + "\n\n" + table, encoding="utf-8")
-        print(f"appended to {README}")
+        path = record.append(
+            "offline",
+            {
+                "kind": "run_bench",
+                "environment": env,
+                "runs": args.runs,
+                "big_runs": args.big_runs,
+                "repeat": args.repeat,
+                "reports_under": str(out_root),
+                "figures": record.figures(rows),
+            },
+        )
+        print(f"appended to {path}")
     if any(r[3] == "ERROR" for r in rows):
         return 2
     return 1 if misses else 0

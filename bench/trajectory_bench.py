@@ -17,8 +17,8 @@ In one run:
    agentevals has, and classifies every disagreement (trajectory_parity.py);
 5. times `import assay` (and `import assay; assay.check_trajectory`) in fresh subprocesses.
 
-Prints a Markdown table with targets and PASS/MISS; `--write` adds it, dated, to
-bench/README.md under "Trajectory checks". Exit status: 0 every target met and every
+Prints a Markdown table with targets and PASS/MISS; `--write` appends it as one JSON line to
+bench/results/trajectory.jsonl (see record.py). Exit status: 0 every target met and every
 disagreement explained, 1 otherwise (an unexplained disagreement or a missed target), 2 a
 measurement failed. See bench/README.md for the method.
 """
@@ -40,16 +40,15 @@ from typing import Any
 
 import orjson
 
+import record
 from trajectory_pairs import generate_pairs, read_pairs, write_pairs
 from trajectory_parity import SWITCHES, classify, describe_class, is_explained, model_verdict
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-README = BENCH / "README.md"
 DEFAULT_OUT_ROOT = BENCH / "out"
 PEER_VENV = BENCH / ".venv-agentevals"
 PEER_SCRIPT = BENCH / "agentevals_peer.py"
-SECTION = "## Trajectory checks"
 
 ASSAY_MODES = ("strict", "unordered", "subsequence", "superset", "subset")
 PEER_MODES = ("strict", "unordered", "superset", "subset")
@@ -416,26 +415,6 @@ def render_table(rows: list[Row], header: str) -> str:
     )
 
 
-def write_readme(table: str) -> None:
-    """Add `table` at the end of the "Trajectory checks" section (made before "## Results").
-
-    Other results stay where they are: the section ends at the next level-2 heading.
-    """
-    text = README.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if SECTION not in lines:
-        at = lines.index("## Results") if "## Results" in lines else len(lines)
-        lines[at:at] = ["", SECTION, ""] if at and lines[at - 1].strip() else [SECTION, ""]
-    start = lines.index(SECTION)
-    heading = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), None)
-    heading = len(lines) if heading is None else heading
-    end = heading
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
-    lines[end:heading] = ["", *table.rstrip("\n").splitlines(), ""]
-    README.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
-
-
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -449,7 +428,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--agentevals-spec", default="agentevals", help="pip requirement")
     parser.add_argument("--no-agentevals", action="store_true", help="skip the peer")
     parser.add_argument("--out-root", type=Path, default=DEFAULT_OUT_ROOT)
-    parser.add_argument("--write", action="store_true", help="add the results to README.md")
+    parser.add_argument(
+        "--write", action="store_true", help="append the results to bench/results/trajectory.jsonl"
+    )
     args = parser.parse_args(argv)
     if args.pairs < 1 or args.repeat < 1 or args.import_repeat < 1:
         parser.error("--pairs, --repeat and --import-repeat must be at least 1")
@@ -517,8 +498,17 @@ def main(argv: list[str] | None = None) -> int:
     for error in errors:
         print(f"ERROR {error}", file=sys.stderr)
     if args.write:
-        write_readme(table)
-        print(f"added to {README}")
+        path = record.append(
+            "trajectory",
+            {
+                "environment": header,
+                "pairs": n,
+                "seed": args.seed,
+                "repeat": args.repeat,
+                "figures": record.figures(rows),
+            },
+        )
+        print(f"appended to {path}")
     if errors:
         return 2
     unexplained = sum(p.unexplained for p in parity.values())
