@@ -20,7 +20,7 @@ BIN_DIR = Path(sys.executable).parent
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO_ROOT / "examples"
 
-OWN_FILES = {"results.jsonl", "_aggregate.json", ".assay_reports"}
+OWN_FILES = {"results.jsonl", "_aggregate.json", "_config.json", ".assay_reports"}
 METRIC_NAMES = {
     "strict_exact_match_accuracy",
     "partial_exact_match_accuracy",
@@ -311,6 +311,7 @@ def test_worked_example_writes_every_metric_and_ops(tmp_path: Path) -> None:
         ".assay_reports",
         "11.json",
         "_aggregate.json",
+        "_config.json",
         "results.jsonl",
     ]
     report = json.loads((reports / "11.json").read_text(encoding="utf-8"))
@@ -1321,4 +1322,6 @@ def test_temporaries_a_killed_evaluation_left_are_removed_by_the_next(tmp_path: 
     (reports / "notes.txt").write_text("the user's own file")
     assert evaluate(runs, scenarios, reports).returncode == 0
     names = sorted(p.name for p in reports.iterdir())
-    assert names == [".assay_reports", "1.json", "_aggregate.json", "notes.txt", "results.jsonl"]
+    assert names == [
+        ".assay_reports", "1.json", "_aggregate.json", "_config.json", "notes.txt", "results.jsonl"
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.cli.evaluate import _FLAG_OPTIONS
+from assay.cli._criteria import _FLAG_OPTIONS
 from assay.cli.main import main
 from assay.scorers.registry import builtin_scorers, scorer_info
 from test_cli_evaluate_e2e import (

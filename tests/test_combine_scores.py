@@ -48,7 +48,7 @@ ERROR_CODES = frozenset(
         "bad_rubrics",
         "bad_rules",
         "part_error",
-        "scorer_exception",
+        "scorer_error",
     }
 )
 """The reason codes of errored scores (an error is never left out of a combined verdict)."""

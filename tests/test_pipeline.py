@@ -22,6 +22,7 @@ from assay.records import Case, Trajectory
 from assay.results import CaseResult, NotScored, RunSummary, Score
 from assay.scorers import register_scorer
 from assay.scorers.registry import Scorer, UnknownScorerError
+from assay.scoring import Criterion
 
 
 def write_run(folder: Path, name: str, **fields: Any) -> None:
@@ -142,6 +143,7 @@ def test_an_interrupted_run_keeps_what_finished(tmp_path: Path) -> None:
         "1.json",
         "2.json",
         "_aggregate.json",
+        "_config.json",
         "results.jsonl",
     ]
 
@@ -400,7 +402,8 @@ def test_evaluate_works_inside_a_running_event_loop(
     write_numbered(runs, gt, 80, answer_of=lambda i: '{"a": 1}' if i % 3 else '{"a": 2}')
 
     def options(out: str) -> EvaluateOptions:
-        return EvaluateOptions(runs, (gt,), tmp_path / out, workers=workers, scorers=(scorer,))
+        return EvaluateOptions(runs, (gt,), tmp_path / out, workers=workers,
+                               criteria=(Criterion(scorer, scorer),))
 
     async def cell() -> RunSummary:
         return evaluate(options("in-loop"))

@@ -96,6 +96,7 @@ def test_a_summary_from_assay_evaluate(pytester: pytest.Pytester) -> None:
         from pathlib import Path
         import pytest
         from assay import EvaluateOptions, evaluate
+        from assay.scoring import Criterion
         from assay.testing import assert_pass_rate, assert_scorer
 
         EXAMPLES = Path({str(EXAMPLES)!r})
@@ -104,7 +105,7 @@ def test_a_summary_from_assay_evaluate(pytester: pytest.Pytester) -> None:
         def summary(tmp_path):
             options = EvaluateOptions(
                 EXAMPLES / "trajectories", (EXAMPLES / "scenarios",), tmp_path / "out",
-                scorers=("static_json",), workers=1,
+                criteria=(Criterion("static_json", "static_json"),), workers=1,
             )
             return evaluate(options)
 

@@ -14,7 +14,7 @@ Example:
     >>> _ = (root / "gt" / "scenario_11" / "groundtruth.txt").write_text("{'a': 1}")
     >>> summary = evaluate(EvaluateOptions(root / "runs", (root / "gt",), root / "out"))
     >>> summary.totals["passed"], sorted(p.name for p in (root / "out").iterdir())
-    (1, ['.assay_reports', '11.json', '_aggregate.json', 'results.jsonl'])
+    (1, ['.assay_reports', '11.json', '_aggregate.json', '_config.json', 'results.jsonl'])
 """
 
 from __future__ import annotations
@@ -23,20 +23,23 @@ import asyncio
 import itertools
 import operator
 import os
-import re
 import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from assay.schema.evalconfig import EvalConfig
 
 from assay._text import path_text
 from assay.formats.ids import scenario_key
@@ -51,28 +54,13 @@ from assay.formats.registry import (
 )
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.limits import InputLimits, is_out_of_memory, using_input_limits
-from assay.models.pricing import estimate_cost_usd
 from assay.records import Case, Trajectory
-from assay.reports.aggregate import PartFigures, ResultFigures, SummaryBuilder
+from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import write_temporary
-from assay.reports.json_report import ReportWriter, render
+from assay.reports.json_report import ReportWriter, render, write_config
 from assay.reports.red_flags import RedFlagThresholds
-from assay.results import (
-    CaseResult,
-    NotScored,
-    OpsMetrics,
-    RunSummary,
-    Score,
-    combine_scores,
-)
-from assay.scorers.registry import (
-    AsyncScorer,
-    Scorer,
-    UnknownScorerError,
-    create_scorer,
-    is_async_scorer,
-    scorer_spec,
-)
+from assay.results import CaseResult, ErrorKind, NotScored, RunSummary, Score
+from assay.scoring import Criterion, Scoring
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,14 +78,20 @@ class EvaluateOptions:
     """Directory for per-run reports, `results.jsonl` and `_aggregate.json` (created)."""
 
     scorer_default: str = "static_json"
-    """Scorer for scenarios that do not name their own `scoring_method`."""
+    """Scorer for scenarios that do not name their own `scoring_method` (without `criteria`)."""
 
-    scorers: tuple[str, ...] = ()
-    """Scorers to run on every run, instead of the scenario's `scoring_method` or the default.
-    With several, each run gets each one's score and a combined verdict (`combine_scores`)."""
+    criteria: tuple[Criterion, ...] = ()
+    """Criteria to check every run on, instead of the scenario's `scoring_method` or the
+    default (`--scorer`, `--config`). With several, each run gets each one's score and a
+    combined verdict (`combine_scores`, by the criteria's weights)."""
 
     scorer_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Options per scorer name, passed to its factory."""
+    """Options per scorer name, for every criterion using that scorer (`-S`, judge flags)."""
+
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Options per scorer name from the judge flags, under `scorer_options`; their
+    `client_options` (server, cache, budget) are not recorded in `_config.json` (see
+    `assay.scoring.Scoring`)."""
 
     workers: int = 1
     """Processes that read and score runs: 1 scores in this process, 0 uses one per CPU.
@@ -108,6 +102,10 @@ class EvaluateOptions:
 
     reader: str | None = None
     """The reader every run file is read with (`--from`); None: the reader that claims it."""
+
+    kept_verdicts: Mapping[str, Mapping[str, Score]] = field(default_factory=dict)
+    """Verdicts of the checks that drive the agent, by run id and criterion, kept from the
+    reports being re-scored (see `rescore_options`)."""
 
     limits: InputLimits = field(default_factory=InputLimits)
     """How large a file read whole, and a line of a JSON-lines file, may be (`--max-file-size`,
@@ -190,9 +188,8 @@ async def _evaluate_within_limits(
     on_progress: Callable[[], None] | None,
     interrupts: _DeferrableInterrupts,
 ) -> RunSummary:
-    scorers = _Scorers(options.scorer_options)
-    for name in options.scorers or (options.scorer_default,):
-        scorers.get(name)  # fail fast on a typo or bad options, before reading anything
+    scorers = scoring_of(options)
+    scorers.check()  # fail fast on a typo or bad options, before reading anything
     if options.reader is not None:
         get_reader(options.reader)
     scenarios = index_scenarios(list(options.scenarios))
@@ -215,7 +212,8 @@ async def _evaluate_within_limits(
             scenarios.mark_answered(item.key)
         outcome, figures = item.outcome, item.figures
         if figures is not None:
-            scorers.note_used(figures.parts)  # from a worker process too
+            # From a worker process too: what scored there is counted here.
+            scorers.note_used(p.scorer for p in figures.parts if p.reason not in _NOT_RUN)
             assert item.report is not None and item.line is not None
             wanted = figures.run_id or figures.scenario_id
             # The report, its line and its count: all three or none, even on Ctrl-C.
@@ -237,11 +235,10 @@ async def _evaluate_within_limits(
     with ExitStack() as stack:
         writer = stack.enter_context(ReportWriter(options.reports_dir))
         # Workers write each report under a temporary name; the writer only names it.
+        write_config(writer.directory, scorers.document())
         file_scorer = _FileScorer(
             scenarios,
             scorers,
-            options.scorer_default,
-            options.scorers,
             writer.directory,
             keep_results=on_result is not None,
             reader=options.reader,
@@ -282,13 +279,107 @@ def _options_report(options: EvaluateOptions) -> dict[str, Any]:
         "trajectories": path_text(options.trajectories),
         "scenarios": [path_text(path) for path in options.scenarios],
         "reports_dir": path_text(options.reports_dir),
-        "scorer_default": options.scorer_default,
-        "scorers": list(options.scorers),
+        "scorer_default": "" if options.criteria else options.scorer_default,
+        "scorers": [criterion.name for criterion in options.criteria],
         "workers": options.workers,
         "red_flag_thresholds": thresholds.to_report(),
         "max_file_bytes": options.limits.max_file_bytes,
         "max_line_bytes": options.limits.max_line_bytes,
     }
+
+
+class RescoreError(ValueError):
+    """A directory `rescore_options` cannot re-score: not a reports directory, or one that
+    does not say what its runs are or what they were checked with."""
+
+
+def rescore_options(
+    directory: Path,
+    reports_dir: Path,
+    config: EvalConfig | None = None,
+    *,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    workers: int = 0,
+) -> EvaluateOptions:
+    """The evaluation that scores again the runs a reports directory holds, into `reports_dir`.
+
+    A live directory holds its runs (`runs.jsonl`) and its cases (`evalset.jsonl`); another
+    names the runs and ground truth it read (in `_aggregate.json`). They are checked with
+    `config`, else with the `_config.json` the directory recorded, so that the scores are
+    the directory's own (timings aside). The verdicts of checks that drive the agent (a
+    simulated user, a repeated call) cannot be made again from a saved run: they are kept from
+    the directory's results.
+
+    Raises:
+        RescoreError: the directory cannot be re-scored (the message says why).
+
+    Example:
+        >>> import tempfile
+        >>> rescore_options(Path(tempfile.mkdtemp()), Path("out"))
+        Traceback (most recent call last):
+        ...
+        assay.pipeline.RescoreError: ... is not a reports directory (no .assay_reports in it)
+    """
+    from assay.formats.registry import REPORTS_MARKER
+    from assay.reports.json_report import AGGREGATE_FILE, CONFIG_FILE
+    from assay.reports.read import read_regular, read_results, result_of_line
+    from assay.schema.evalconfig import EvalConfig
+    from assay.scoring import criteria_of
+
+    shown = path_text(directory)
+    if not (directory / REPORTS_MARKER).is_file():
+        raise RescoreError(f"{shown} is not a reports directory (no {REPORTS_MARKER} in it)")
+    if config is None:
+        try:
+            config = EvalConfig.model_validate_json(read_regular(directory / CONFIG_FILE))
+        except OSError as exc:
+            raise RescoreError(
+                f"{shown} records no config ({CONFIG_FILE}: {exc.strerror or exc}): "
+                "give the criteria with --config"
+            ) from None
+        except ValueError as exc:
+            raise RescoreError(f"{shown}/{CONFIG_FILE} is not a config: {exc}") from None
+    runs, cases = directory / "runs.jsonl", directory / "evalset.jsonl"
+    scenarios: tuple[Path, ...]
+    if runs.is_file() and cases.is_file():
+        trajectories, scenarios = runs, (cases,)
+    else:
+        try:
+            recorded = orjson.loads(read_regular(directory / AGGREGATE_FILE)).get("options")
+            trajectories = Path(recorded["trajectories"])
+            scenarios = tuple(Path(path) for path in recorded["scenarios"])
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            raise RescoreError(
+                f"{shown} holds no runs (runs.jsonl and evalset.jsonl) and its "
+                f"{AGGREGATE_FILE} does not name the runs and scenarios it read"
+            ) from None
+    criteria = criteria_of(config)
+    kept: dict[str, dict[str, Score]] = {}
+    driving = {c.name for c in criteria if c.kind != "scorer"}
+    if driving:
+        try:
+            lines = read_results(directory).results
+        except OSError:
+            lines = []
+        for line in lines:
+            try:
+                result = result_of_line(line)
+            except ValueError:
+                continue
+            verdicts = {p.scorer: p for p in result.parts() if p.scorer in driving}
+            if result.run_id and verdicts:
+                kept[result.run_id] = verdicts
+    return EvaluateOptions(
+        trajectories,
+        scenarios,
+        reports_dir,
+        scorer_default=config.scorer_default or "static_json",
+        criteria=criteria,
+        scorer_options=config.scorer_options,
+        settings=settings or {},
+        workers=workers,
+        kept_verdicts=kept,
+    )
 
 
 class _DeferrableInterrupts:
@@ -456,9 +547,7 @@ class _FileScorer:
     def __init__(
         self,
         scenarios: ScenarioIndex,
-        scorers: _Scorers,
-        default: str,
-        every_run: tuple[str, ...],
+        scorers: Scoring,
         reports_dir: Path,
         *,
         keep_results: bool = True,
@@ -467,8 +556,6 @@ class _FileScorer:
     ) -> None:
         self.scenarios = scenarios
         self.scorers = scorers
-        self.default = default
-        self.every_run = every_run
         self.reports_dir = reports_dir
         self.keep_results = keep_results
         """Whether a scored run's `_Scored` holds its full result, not only its figures."""
@@ -490,9 +577,7 @@ class _FileScorer:
     async def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
         known = len(self.scenarios.problems)
-        outcome, key = await _score_item(
-            item, self.scenarios, self.scorers, self.default, self.every_run
-        )
+        outcome, key = await _score_item(item, self.scenarios, self.scorers)
         return self._written(outcome, key, self.scenarios.problems[known:])
 
     def _written(
@@ -657,111 +742,33 @@ def _score_units(units: list[Unit]) -> list[_Scored]:
     return _worker_loop.run_until_complete(_worker_scorer.units(units))
 
 
-class _Scorers:
-    """Scorers built once per name; a name that cannot be built is remembered as an error on
-    every run that asks for it, not raised."""
-
-    def __init__(self, options: Mapping[str, Mapping[str, Any]]) -> None:
-        self._options = options
-        self._built: dict[str, Scorer | str] = {}
-        self._used: dict[str, None] = {}
-        """Names of the scorers that scored a run, in the order first used."""
-
-    def get(self, name: str) -> Scorer:
-        """The scorer `name`, built on first use.
-
-        Raises:
-            UnknownScorerError: no such scorer, or it cannot be built with these options.
-        """
-        built = self._built.get(name)
-        if built is None:
-            try:
-                built = create_scorer(name, **self._options.get(name, {}))
-            except UnknownScorerError as exc:
-                built = str(exc)
-            except Exception as exc:  # bad options, a judge without its server: said per run
-                built = f"cannot use scorer {name!r}: {exc}"
-            self._built[name] = built
-        if isinstance(built, str):
-            raise UnknownScorerError(built)
-        return built
-
-    def uses_models(self) -> bool:
-        """Whether scorers ask a model: one built so far, or one given options (a scenario
-        may name it later), is declared `is_async`."""
-        return any(is_async_scorer(name) for name in {**self._built, **self._options})
-
-    def note_used(self, parts: Iterable[PartFigures]) -> None:
-        """Count the scorers of a result as used (a worker process's `_used` stays there)."""
-        for part in parts:
-            if part.reason not in ("unknown_scorer", "bad_ground_truth"):
-                self._used.setdefault(part.scorer)
-
-    def specs(self) -> list[dict[str, Any]]:
-        """What each scorer that scored a run ran with, in the order first used.
-
-        A name seen only as a score's own label (not a registered scorer) names nothing to
-        describe, and is left to the scores themselves.
-        """
-        found: list[dict[str, Any]] = []
-        for name in self._used:
-            if isinstance(self._built.get(name), str):
-                continue  # it could not be built: every run it was asked for says why
-            try:
-                found.append(dict(scorer_spec(name, self._options.get(name, {}))))
-            except (UnknownScorerError, TypeError):
-                continue
-        return found
-
-    async def score(self, name: str, case: Case, run: Trajectory) -> Score:
-        """Run the scorer `name` on one run (awaiting it if it is declared async); a scorer
-        that cannot be built, or that raises, gives an error score."""
-        try:
-            scorer = self.get(name)
-        except UnknownScorerError as exc:
-            return Score.error(name, str(exc), {"reason": "unknown_scorer"})
-        self._used.setdefault(name)
-        try:
-            if is_async_scorer(name):
-                judged: AsyncScorer = scorer  # type: ignore[assignment]  # declared so
-                score: Score = await judged.score_async(case, run)
-                return score
-            return scorer(case, run)
-        except Exception as exc:  # a scorer bug must not lose the other runs' results
-            return _scorer_exception(name, exc)
-
-    async def aclose(self) -> None:
-        """Close the model clients of the scorers that ask a model."""
-        for scorer in self._built.values():
-            close = getattr(scorer, "aclose", None)
-            if close is not None:
-                await close()
-
-
-def _scorer_exception(name: str, exc: Exception) -> Score:
-    return Score.error(
-        name, f"scorer raised {type(exc).__name__}: {exc}"[:500], {"reason": "scorer_exception"}
+def scoring_of(options: EvaluateOptions) -> Scoring:
+    """The scoring step of an offline evaluation, from its options."""
+    return Scoring(
+        options.criteria,
+        scorer_default=None if options.criteria else options.scorer_default,
+        scorer_options=options.scorer_options,
+        settings=options.settings,
+        kept_verdicts=options.kept_verdicts,
     )
+
+
+_NOT_RUN = frozenset({ErrorKind.UNKNOWN_SCORER, ErrorKind.BAD_GROUND_TRUTH})
+"""Reasons of a score no scorer gave (it could not be built, or had nothing to read)."""
 
 
 @dataclass(slots=True)
 class _Joined:
-    """A run joined to its scenario, with the names of the scorers to run on it."""
+    """A run joined to its scenario."""
 
     run: Trajectory
     key: str
     case: Case
-    names: tuple[str, ...]
-    failure: Score | None = None
-    """Set when the ground truth is unusable: the run's score, no scorer is asked."""
+    failure: str | None = None
+    """Set when the ground truth is unusable: why (no scorer is asked)."""
 
 
-def _join(
-    item: Trajectory | ReadProblem,
-    scenarios: ScenarioIndex,
-    default: str,
-    every_run: tuple[str, ...],
-) -> _Joined | NotScored:
+def _join(item: Trajectory | ReadProblem, scenarios: ScenarioIndex) -> _Joined | NotScored:
     if isinstance(item, ReadProblem):
         return NotScored("unreadable", item.reason, source=item.source)
     key = _join_key(item, scenarios)
@@ -776,53 +783,22 @@ def _join(
         )
     case = scenarios.get(key, with_question=item.question is None)
     if isinstance(case, ReadProblem):
-        failure = Score.error(
-            "+".join(every_run or (default,)),
-            f"ground truth unusable: {case.reason}",
-            {"reason": "bad_ground_truth"},
-        )
-        return _Joined(item, key, Case(id=scenarios.case_id(key), source=case.source), (), failure)
-    names = every_run or (case.scoring_method or default,)
-    return _Joined(item, key, case, names)
-
-
-def _result(joined: _Joined, scores: list[Score]) -> CaseResult:
-    run, case = joined.run, joined.case
-    if joined.failure is not None:
-        score, parts = joined.failure, []
-    elif len(scores) > 1:
-        score, parts = combine_scores(scores), scores
-    else:
-        score, parts = scores[0], []
-    return CaseResult(
-        scenario_id=case.id,
-        run_id=run.run_id,
-        runner=run.runner,
-        model=run.model,
-        question=run.question if run.question is not None else case.question,
-        answer=run.answer,
-        score=score,
-        ops=ops_metrics(run),
-        scenario_type=case.type,
-        source=run.source,
-        scores=parts,
-        expected_answer=case.expected_answer,
-    )
+        failed = Case(id=scenarios.case_id(key), source=case.source)
+        return _Joined(item, key, failed, f"ground truth unusable: {case.reason}")
+    return _Joined(item, key, case)
 
 
 async def _score_item(
-    item: Trajectory | ReadProblem,
-    scenarios: ScenarioIndex,
-    scorers: _Scorers,
-    default: str,
-    every_run: tuple[str, ...] = (),
+    item: Trajectory | ReadProblem, scenarios: ScenarioIndex, scoring: Scoring
 ) -> tuple[CaseResult | NotScored, str | None]:
-    joined = _join(item, scenarios, default, every_run)
+    joined = _join(item, scenarios)
     if isinstance(joined, NotScored):
         return joined, None
-    # One scorer after the other: the runs judged at once are what keeps a model busy.
-    scores = [await scorers.score(name, joined.case, joined.run) for name in joined.names]
-    return _result(joined, scores), joined.key
+    if joined.failure is not None:
+        name = "+".join(c.name for c in scoring.criteria_for(joined.case))
+        failure = Score.error(name, joined.failure, {"reason": ErrorKind.BAD_GROUND_TRUTH})
+        return scoring.result(joined.case, joined.run, failure), joined.key
+    return await scoring.score_case(joined.case, joined.run), joined.key
 
 
 def _candidate_ids(run: Trajectory) -> Iterator[str]:
@@ -845,32 +821,3 @@ def _join_key(run: Trajectory, scenarios: ScenarioIndex) -> str | None:
         if key is not None and key in scenarios:
             return key
     return None
-
-
-def ops_metrics(run: Trajectory) -> OpsMetrics:
-    """Operational figures of a run: turns, tool calls, tokens, duration and estimated cost."""
-    names = run.tool_names()
-    tokens_in, tokens_out = run.usage.input_tokens, run.usage.output_tokens
-    unique = sorted({name for name in names if name})
-    return OpsMetrics(
-        turn_count=run.step_count(),
-        tool_call_count=len(names),
-        unique_tools=unique,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        duration_ms=run.duration_ms,
-        est_cost_usd=(
-            None  # a cost from counts never recorded would be a guess
-            if tokens_in is None or tokens_out is None
-            else estimate_cost_usd(run.model, tokens_in, tokens_out)
-        ),
-        context_overflow=run.error is not None and _CONTEXT_OVERFLOW.search(run.error) is not None,
-        escalated=any(name.lower().startswith("escalate") for name in unique),
-    )
-
-
-_CONTEXT_OVERFLOW = re.compile(
-    r"context[ _-]?(?:length|window)|maximum context|too many tokens|prompt is too long",
-    re.IGNORECASE,
-)
-"""How providers word a request that did not fit the model's context window."""

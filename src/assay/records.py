@@ -302,6 +302,15 @@ class Trajectory:
     """Why the run failed, when its harness recorded a failure (an exception, a context
     overflow); None for a run that records none."""
 
+    error_kind: str | None = None
+    """What kind of failure `error` is, when assay's live runner made the run and it failed
+    (`agent_error`, `timeout` or `infrastructure_error`, see `assay.results.ErrorKind`): such
+    a run is never scored, however it is read back."""
+
+    repeat: int | None = None
+    """Which repetition of its case the run is (from 1) when the case was run several times
+    (`assay run --repeat K`); None otherwise."""
+
     def tool_calls(self) -> list[ToolCall]:
         """All tool calls in order, across steps."""
         return [call for step in self.steps for call in step.tool_calls]

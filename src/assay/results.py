@@ -48,6 +48,44 @@ did: a sensitive tool never called, an expected sub-agent idle), `self_judge`, a
 composite's `no_part_scored` and `no_weight`, and any reason a scorer does not give."""
 
 
+class ErrorKind(StrEnum):
+    """Why a run or a check gave no verdict: the one vocabulary of `details["reason"]` codes that
+    the reports count, whichever way the run came in (saved, live or benchmark).
+
+    Example:
+        >>> ErrorKind("timeout") in RUN_FAILURES, ErrorKind.SCORER_ERROR.value
+        (True, 'scorer_error')
+    """
+
+    AGENT_ERROR = "agent_error"
+    """The agent raised, or returned nothing a reply can be read from."""
+    TIMEOUT = "timeout"
+    """The run went past its deadline (whatever the agent did after it)."""
+    INFRASTRUCTURE_ERROR = "infrastructure_error"
+    """A connection failed or a model answered 429/5xx, on every attempt."""
+    SCORER_ERROR = "scorer_error"
+    """A criterion's scorer raised while checking the run."""
+    UNKNOWN_SCORER = "unknown_scorer"
+    """A criterion's scorer does not exist or cannot be built with its options."""
+    BAD_GROUND_TRUTH = "bad_ground_truth"
+    """The case's ground truth cannot be used."""
+    PART_ERROR = "part_error"
+    """A combined verdict one of whose parts is an error."""
+    NEEDS_AGENT = "needs_agent"
+    """A check that drives the agent (a simulated user, a repeated call), asked of a saved run
+    whose report does not hold its verdict."""
+
+
+RUN_FAILURES: Final = frozenset(
+    {ErrorKind.AGENT_ERROR, ErrorKind.TIMEOUT, ErrorKind.INFRASTRUCTURE_ERROR}
+)
+"""The kinds of a run that failed before anything could be checked: counted apart, never
+scored."""
+
+CHECK_FAILURES: Final = frozenset({ErrorKind.SCORER_ERROR, ErrorKind.UNKNOWN_SCORER})
+"""The kinds of a criterion that could not be checked on a run that was made."""
+
+
 class ScoreStatus(StrEnum):
     """Whether a scorer could give a score."""
 

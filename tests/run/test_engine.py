@@ -157,7 +157,7 @@ def test_agent_errors_fail_their_case_only_and_are_counted_apart() -> None:
         "agent_error": 1,
         "timeout": 0,
         "infrastructure_error": 0,
-        "evaluation_error": 0,
+        "scorer_error": 0,
     }
     assert report.pass_rate == 0.5
 

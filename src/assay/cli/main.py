@@ -17,6 +17,7 @@ from assay.cli import compare as compare_command
 from assay.cli import convert as convert_command
 from assay.cli import evaluate as evaluate_command
 from assay.cli import report as report_command
+from assay.cli import rescore as rescore_command
 from assay.cli import run as run_command
 from assay.cli import schema as schema_command
 from assay.cli import scorers as scorers_command
@@ -25,6 +26,7 @@ from assay.exit_codes import ExitCode
 _SUBCOMMANDS = {
     "evaluate": evaluate_command,
     "run": run_command,
+    "rescore": rescore_command,
     "report": report_command,
     "compare": compare_command,
     "convert": convert_command,

@@ -54,12 +54,12 @@ def add_parser(commands: Any, name: str) -> None:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of `run` to a parser."""
-    from assay.cli.evaluate import add_judge_arguments
+    from assay.cli._criteria import add_config_argument, add_judge_arguments
 
     parser.add_argument("agent", metavar="AGENT", help="module:attribute or file.py:attribute")
     parser.add_argument("evalset", metavar="EVALSET", type=Path, help="the eval-set file")
-    parser.add_argument(
-        "--config", type=Path, metavar="FILE", help="the criteria: an EvalConfig JSON file"
+    add_config_argument(
+        parser, "the criteria; without it, those the cases' expectations call for"
     )
     parser.add_argument(
         "--concurrency",
@@ -160,9 +160,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     eval_set = _eval_set(args.evalset)
     if eval_set is None:
         return ExitCode.INPUT_ERROR
-    config = _config(args.config)
-    if isinstance(config, bool):
-        return ExitCode.INPUT_ERROR
+    config = None
+    if args.config is not None:
+        from assay.cli._criteria import read_config
+
+        config = read_config(args.config)
+        if config is None:
+            return ExitCode.INPUT_ERROR
     from assay.run.agents import as_agent
     from assay.run.loading import AgentLoadError, load_agent
 
@@ -201,24 +205,6 @@ def _eval_set(path: Path) -> EvalSet | None:
     return eval_set
 
 
-def _config(path: Path | None) -> EvalConfig | bool | None:
-    if path is None:
-        return None
-    from pydantic import ValidationError
-
-    from assay.run.criteria import EvalConfig
-
-    try:
-        return EvalConfig.from_file(path)
-    except OSError as exc:
-        error(f"--config: {exc.strerror or exc}: {path_text(path)}")
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "config"
-        error(f"--config {path_text(path)}: {where}: {first['msg']}")
-    return False
-
-
 def _run_and_report(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
@@ -226,8 +212,8 @@ def _run_and_report(
     eval_set: EvalSet,
     config: EvalConfig | None,
 ) -> int:
+    from assay.cli._criteria import judge_options
     from assay.cli._junit import write_junit_file
-    from assay.cli.evaluate import _judge_options
     from assay.cli.report import html_after_evaluate
     from assay.reports.console import Progress, print_summary
     from assay.run.command import RunRequest, run_live
@@ -248,7 +234,7 @@ def _run_and_report(
         retries=args.retries,
         reports_dir=args.reports_dir,
         resume=args.resume,
-        judge_options=_judge_options(args),
+        judge_options=judge_options(args),
     )
     try:
         # On resume, how many runs are left is known only once the directory is read.

@@ -20,7 +20,7 @@ Print the JSON Schema of a report file, or of a scenario file:
   compare    the comparison of two evaluations (assay compare --json FILE)
   evalset    an eval-set file of `assay run` ({"cases": [...]}; or a list, or JSON Lines)
   evalcase   one case of an eval set (a line of a JSON Lines eval set)
-  evalconfig the criteria file of `assay run --config`
+  evalconfig what is checked: `--config` of run, evaluate and rescore, and _config.json
 """
 
 EPILOG = """examples:

@@ -63,7 +63,8 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
         A dict with `run_id`, `scenario_id`, `runner`, `model`, `question`, `answer`,
         `trajectory` (`{"turns": [...]}`, one turn per step), and `duration_ms`; plus
         `tokens_in` and `tokens_out` when the steps carry no token counts but the run does,
-        and `error` when the run recorded a failure.
+        `error` when the run recorded a failure (with `error_kind` when assay's live runner
+        made it), and `repeat` for a repeated live run.
 
     Example:
         >>> from assay.records import Trajectory, Usage
@@ -88,6 +89,10 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
     record["duration_ms"] = trajectory.duration_ms
     if trajectory.error is not None:
         record["error"] = trajectory.error
+    if trajectory.error_kind is not None:
+        record["error_kind"] = str(trajectory.error_kind)
+    if trajectory.repeat is not None:
+        record["repeat"] = trajectory.repeat
     return record
 
 

@@ -268,8 +268,26 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         duration_ms=sum(durations) if durations else _duration_of(record),
         source=source,
         error=_error_text(record.get("error")),
+        error_kind=_error_kind(record.get("error_kind")),
+        repeat=_repeat(record.get("repeat")),
     )
     return run
+
+
+_RUN_FAILURES = frozenset({"agent_error", "timeout", "infrastructure_error"})
+"""The `error_kind` values of assay's own run lines (`assay.results.RUN_FAILURES`)."""
+
+
+def _error_kind(value: Any) -> str | None:
+    """The kind of a failed live run, as assay wrote it; anything else is no kind."""
+    return value if isinstance(value, str) and value in _RUN_FAILURES else None
+
+
+def _repeat(value: Any) -> int | None:
+    """Which repetition of its case a live run is (a whole number from 1), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1_000_000:
+        return value
+    return None
 
 
 def _error_text(value: Any) -> str | None:

@@ -225,8 +225,8 @@ def _live_table(summary: RunSummary) -> Any:
     table.add_row("  agent errors", str(errors.get("agent_error", 0)))
     table.add_row("  timeouts", str(errors.get("timeout", 0)))
     table.add_row("  infrastructure errors", str(errors.get("infrastructure_error", 0)))
-    if errors.get("evaluation_error"):
-        table.add_row("  with a criterion not checked", str(errors["evaluation_error"]))
+    if errors.get("scorer_error"):
+        table.add_row("  with a criterion not checked", str(errors["scorer_error"]))
     table.add_row("pass rate (of all runs)", "n/a" if rate is None else f"{rate:.1%}")
     table.add_row("overall score (weighted)", "n/a" if score is None else f"{score:.3f}")
     return table

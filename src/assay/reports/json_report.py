@@ -31,6 +31,9 @@ MARKER_FILE = REPORTS_MARKER
 """`.assay_reports`, written into every reports directory: reading runs, assay skips a
 directory holding it, so that reports are never read back as runs. Small JSON:
 `{"assay_reports": 1, "assay_version": ..., "note": ...}`."""
+CONFIG_FILE = "_config.json"
+"""What the runs were checked with, as an `EvalConfig` (`assay evaluate --config`, `assay run
+--config` and `assay rescore --config` read it back): written into every reports directory."""
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 LINES_PER_FLUSH = 64
 """`results.jsonl` lines written in one call: a write call per line cost more than the line
@@ -271,3 +274,17 @@ def _dumps(value: Any) -> bytes:
     # are written without OPT_NON_STR_KEYS, which costs orjson its fast path on every key;
     # the rare report with other keys takes the lenient way.
     return dumps_lenient(value)
+
+
+def write_config(directory: Path | str, document: dict[str, Any]) -> None:
+    """Write `CONFIG_FILE` (the JSON of an `EvalConfig`) into a reports directory, atomically.
+
+    Example:
+        >>> import tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> write_config(folder, {"scorer_default": "static_json"})
+        >>> orjson.loads((Path(folder) / CONFIG_FILE).read_bytes())
+        {'scorer_default': 'static_json'}
+    """
+    data = dumps_lenient(document, orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    write_atomic(inside(directory, CONFIG_FILE), data + b"\n")

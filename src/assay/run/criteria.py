@@ -1,6 +1,6 @@
-"""Criteria of a live evaluation: the judge model in force, and the criteria that follow
-from what the cases expect when no config is given. The criteria themselves
-(`CriterionConfig`, `EvalConfig`) are file models in `assay.schema.evalconfig`.
+"""Criteria of a live evaluation: the criteria that follow from what the cases expect when no
+config is given. The criteria themselves (`CriterionConfig`, `EvalConfig`) and the judge model
+their factories name are in `assay.schema.evalconfig`.
 
 Example:
     >>> from assay.schema.evalset import EvalCase
@@ -11,39 +11,21 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from assay.schema.evalconfig import JUDGED_SCORERS, CriterionConfig, EvalConfig
+from assay.schema.evalconfig import DEFAULT_JUDGE_MODEL, CriterionConfig, EvalConfig, judge_model
 
 if TYPE_CHECKING:
     from assay.schema.evalset import EvalCase
 
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
-    "JUDGED_SCORERS",
     "CriterionConfig",
     "EvalConfig",
     "inferred_config",
     "judge_model",
 ]
-
-DEFAULT_JUDGE_MODEL = "openai/gpt-4.1-mini"
-"""The model the `llm_judge`, `rubric`, `safety` and `simulation` criteria use when none is
-named: the environment variable `ASSAY_JUDGE_MODEL` replaces it, and a criterion's `model=`
-replaces both."""
-
-
-def judge_model() -> str:
-    """The judge model in force: `ASSAY_JUDGE_MODEL` when set, else `DEFAULT_JUDGE_MODEL`.
-
-    Example:
-        >>> judge_model() == (os.environ.get("ASSAY_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL)
-        True
-    """
-    return os.environ.get("ASSAY_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL
-
 
 def inferred_config(cases: Iterable[EvalCase]) -> EvalConfig:
     """The criteria that follow from what the cases expect, when no config is given: tool

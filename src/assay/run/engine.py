@@ -7,14 +7,14 @@ work it
    cancels the agent when it runs out;
 3. retries the whole unit on an infrastructure error (a connection that failed, a model that
    answered 429 or 5xx), never on a wrong answer;
-4. turns the capture into a `Trajectory` and scores it with each criterion (the registered
-   scorers, exactly as a saved run is scored; a simulated user or a repeated idempotent call
-   for the criteria that need the agent);
+4. turns the capture into a `Trajectory`, runs the checks that need the agent (a simulated
+   user, a repeated idempotent call), and hands both to the one scoring step
+   (`assay.scoring.Scoring`), which scores it exactly as a saved run is scored;
 5. hands the unit's outcome on as soon as it is done (the writer saves it at once).
 
-A unit whose agent failed is not scored: its score is an error whose `details["reason"]`
-names the kind (`agent_error`, `timeout`, `infrastructure_error`); a scorer that raised gives
-an `evaluation_error` for its criterion. None of them is ever a number.
+A unit whose agent failed is not scored: the run records the kind (`Trajectory.error_kind`:
+`agent_error`, `timeout`, `infrastructure_error`) and its score is that error; a scorer that
+raised gives a `scorer_error` for its criterion. None of them is ever a number.
 
 Example:
     >>> import asyncio
@@ -31,28 +31,21 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from assay.formats.evalset import case_of
-from assay.pipeline import ops_metrics
 from assay.records import Case, Message, Step, Trajectory
-from assay.results import CaseResult, Score, combine_scores
+from assay.results import CaseResult, ErrorKind, Score
 from assay.run.agents import Agent, as_agent
 from assay.run.capture import TrajectoryCollector, capturing
-from assay.run.criteria import JUDGED_SCORERS, CriterionConfig, EvalConfig, judge_model
+from assay.run.criteria import EvalConfig
 from assay.schema.evalset import EvalCase
-from assay.scorers.registry import UnknownScorerError, create_scorer, is_async_scorer
+from assay.scoring import Criterion, Scoring
 
 __all__ = [
-    "AGENT_ERROR",
-    "ERROR_KINDS",
-    "EVALUATION_ERROR",
-    "INFRASTRUCTURE_ERROR",
-    "TIMEOUT",
     "Engine",
     "RunSettings",
     "Unit",
@@ -60,16 +53,9 @@ __all__ = [
     "units_of",
 ]
 
-AGENT_ERROR = "agent_error"
-"""The agent raised, or returned nothing a reply can be read from."""
-TIMEOUT = "timeout"
-"""The case ran past its timeout; the agent was cancelled."""
-INFRASTRUCTURE_ERROR = "infrastructure_error"
-"""A connection failed or a model answered 429/5xx, on every attempt."""
-EVALUATION_ERROR = "evaluation_error"
-"""A criterion could not be checked: its scorer raised or could not be built."""
-ERROR_KINDS = (AGENT_ERROR, TIMEOUT, INFRASTRUCTURE_ERROR, EVALUATION_ERROR)
-"""The error taxonomy, counted apart in reports."""
+AGENT_ERROR = ErrorKind.AGENT_ERROR
+TIMEOUT = ErrorKind.TIMEOUT
+INFRASTRUCTURE_ERROR = ErrorKind.INFRASTRUCTURE_ERROR
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +124,8 @@ class UnitOutcome:
     run: Trajectory
     result: CaseResult
     collector: TrajectoryCollector
-    error_kind: str | None = None
-    """One of `ERROR_KINDS` when the agent's run failed; None otherwise."""
+    error_kind: ErrorKind | None = None
+    """`agent_error`, `timeout` or `infrastructure_error` when the agent's run failed."""
     attempts: int = 1
     """How many times the unit was run (more than one after infrastructure errors)."""
 
@@ -163,56 +149,21 @@ class Engine:
         self.user_collector = collector
         """A collector the user wired into the agent: after each unit it holds that unit's
         record (as the seed's API shows it), while every unit records into its own."""
-        self._scorers: dict[str, Any] = {}
+        self.scoring = Scoring.of(config, settings=self.settings.judge_options)
+        """The one scoring step, with these criteria (built now: a typo or a judge without
+        its model fails before any agent runs)."""
+        self.scoring.check()
         self._clients: dict[str, Any] = {}
         self._records: dict[str, tuple[EvalCase, Case]] = {}
         self._closers: list[Any] = []
-        self._criteria = {name: c for name, c in config.criteria.items()}
         self.uncaptured: list[str] = []
         """Runs whose case expects tool calls or nodes while nothing at all was captured
         from the agent: the capture is probably not wired (see `capture_warning`)."""
-        self.check_criteria()
-
-    # Scorers.
-
-    def check_criteria(self) -> None:
-        """Build every criterion's scorer now, so a typo fails before any agent runs.
-
-        Raises:
-            assay.scorers.registry.UnknownScorerError: no such scorer, or bad options.
-        """
-        for name, criterion in self._criteria.items():
-            if criterion.kind == "scorer":
-                self._scorer(name, criterion)
-
-    def _scorer(self, name: str, criterion: CriterionConfig) -> Any:
-        built = self._scorers.get(name)
-        if built is None:
-            scorer_name = criterion.scorer_name or name
-            options = self._options_for(scorer_name, criterion)
-            try:
-                built = create_scorer(scorer_name, **options)
-            except UnknownScorerError:
-                raise
-            except Exception as exc:  # bad options, a judge without a key or server
-                raise UnknownScorerError(
-                    f"cannot use criterion {name!r} (scorer {scorer_name!r}): {exc}"
-                ) from exc
-            self._scorers[name] = built
-            if hasattr(built, "aclose"):
-                self._closers.append(built)
-        return built
-
-    def _options_for(self, scorer_name: str, criterion: CriterionConfig) -> dict[str, Any]:
-        options: dict[str, Any] = dict(self.settings.judge_options.get(scorer_name, {}))
-        options.update(criterion.options)
-        if scorer_name in JUDGED_SCORERS and options.get("model") is None:
-            options["model"] = judge_model()
-        return options
 
     async def aclose(self) -> None:
         """Close the model clients of the criteria (and of assay's own agent) that asked a
         model."""
+        await self.scoring.aclose()
         for owner in [*self._closers, self.agent]:
             close = getattr(owner, "aclose", None)
             if close is not None:
@@ -270,36 +221,15 @@ class Engine:
                 break
             await asyncio.sleep(self.settings.retry_wait_s * 2 ** (attempts - 1))
         run = self._trajectory(unit, record, collector, conversation, replies, duration_ms, error)
+        run.error_kind = error_kind
         if error_kind is None and collector.empty and _expects_steps(case):
             self.uncaptured.append(unit.run_id)
-        if error_kind is not None:
-            score = Score.error(
-                "agent", error or error_kind, {"reason": error_kind}
-            )
-            parts: list[Score] = []
-        else:
-            parts = [
-                await self._check(name, criterion, record, run, case)
-                for name, criterion in self._criteria.items()
-            ]
-            score = _combined(parts, self.config.weights())
-            if len(parts) == 1:
-                parts = []  # one criterion: its score is the run's (as with one scorer)
-        result = CaseResult(
-            scenario_id=case.eval_id,
-            run_id=unit.run_id,
-            runner=self.agent_name,
-            model=run.model,
-            question=run.question,
-            answer=run.answer,
-            score=score,
-            ops=ops_metrics(run),
-            scenario_type=record.type,
-            source=run.source,
-            scores=parts,
-            expected_answer=record.expected_answer,
-            repeat=unit.repeat if unit.of > 1 else None,
-        )
+        driven = {}
+        if error_kind is None:
+            for criterion in self.scoring.criteria:
+                if criterion.kind != "scorer":
+                    driven[criterion.name] = await self._drive(criterion, case)
+        result = await self.scoring.score_case(record, run, driven=driven)
         if self.user_collector is not None:
             self.user_collector.reset()
             self.user_collector.extend(collector)
@@ -316,7 +246,7 @@ class Engine:
 
     async def _converse(
         self, case: EvalCase, collector: TrajectoryCollector
-    ) -> tuple[list[dict[str, Any]], list[str | None], str | None, str | None]:
+    ) -> tuple[list[dict[str, Any]], list[str | None], ErrorKind | None, str | None]:
         """Send the case's turns in order; the conversation, each turn's reply, and the kind
         and text of the error that ended it, if one did."""
         conversation: list[dict[str, Any]] = []
@@ -376,53 +306,26 @@ class Engine:
             duration_ms=round(duration_ms, 3),
             source=f"assay run: {unit.run_id}",
             error=error,
+            repeat=unit.repeat if unit.of > 1 else None,
         )
 
-    async def _check(
-        self,
-        name: str,
-        criterion: CriterionConfig,
-        case: Case,
-        run: Trajectory,
-        eval_case: EvalCase,
-    ) -> Score:
-        """One criterion's verdict, named after the criterion."""
+    async def _drive(self, criterion: Criterion, case: EvalCase) -> Score:
+        """The verdict of a check that drives the agent itself, named after its criterion; a
+        check that raised is its `scorer_error`, never the run's."""
         try:
             if criterion.kind == "simulation":
-                score = await self._simulate(criterion, eval_case)
-            elif criterion.kind == "idempotency":
-                score = await self._idempotency(criterion, eval_case)
+                score = await self._simulate(criterion, case)
             else:
-                score = await self._score(name, criterion, case, run)
-        except Exception as exc:  # a scorer bug is this criterion's, never the run's
+                score = await self._idempotency(criterion, case)
+        except Exception as exc:
             score = Score.error(
-                name, f"criterion raised {type(exc).__name__}: {exc}"[:500],
-                {"reason": EVALUATION_ERROR},
+                criterion.name,
+                f"criterion raised {type(exc).__name__}: {exc}"[:500],
+                {"reason": ErrorKind.SCORER_ERROR},
             )
-        return dataclasses.replace(score, scorer=name) if score.scorer != name else score
-
-    async def _score(
-        self, name: str, criterion: CriterionConfig, case: Case, run: Trajectory
-    ) -> Score:
-        scorer_name = criterion.scorer_name or name
-        scorer = self._scorer(name, criterion)
-        if is_async_scorer(scorer_name):
-            score: Score = await scorer.score_async(case, run)
-        else:
-            score = scorer(case, run)
-        if scorer_name == "trajectory" and case.metadata.get("expected_nodes"):
-            nodes = await self._score(
-                f"{name}.nodes",
-                CriterionConfig.node_order(str(criterion.options.get("mode", "IN_ORDER"))),
-                case,
-                run,
-            )
-            if score.does_not_apply():
-                return nodes
-            return combine_scores([score, nodes])
         return score
 
-    async def _simulate(self, criterion: CriterionConfig, case: EvalCase) -> Score:
+    async def _simulate(self, criterion: Criterion, case: EvalCase) -> Score:
         """A simulated user with the criterion's persona talks to the agent (opening with the
         case's first message), then a judge says which goals were met."""
         from assay.run.simulation import SimulationSpec, run_simulation
@@ -446,7 +349,7 @@ class Engine:
 
         return await self._driving("simulation", simulate)
 
-    async def _idempotency(self, criterion: CriterionConfig, case: EvalCase) -> Score:
+    async def _idempotency(self, criterion: Criterion, case: EvalCase) -> Score:
         """The case's messages sent twice under one idempotency key (a capture of its own)."""
         from assay.run.idempotency import check_idempotency
 
@@ -483,7 +386,12 @@ class Engine:
 
         settings = self.settings.judge_options
         shared = settings.get(purpose) or settings.get("llm_judge") or {}
-        chosen = model or shared.get("model") or judge_model()
+        chosen = model or shared.get("model")
+        if not chosen:
+            raise ValueError(
+                f"the {purpose} check needs a model: give --judge-model, or model=... "
+                "in its criterion"
+            )
         client = self._clients.get(chosen)
         if client is None:
             client_options = dict(shared.get("client_options") or {})
@@ -524,12 +432,6 @@ def capture_warning(run_ids: list[str]) -> str | None:
 
 
 _KIND_TEXT = {AGENT_ERROR: "agent error", INFRASTRUCTURE_ERROR: "infrastructure error"}
-
-
-def _combined(parts: list[Score], weights: Mapping[str, float]) -> Score:
-    if len(parts) == 1:
-        return parts[0]
-    return combine_scores(parts, weights)
 
 
 def is_infrastructure_error(exc: BaseException) -> bool:

@@ -187,7 +187,7 @@ async def _evaluate_into(
     views: dict[str, EvalCaseResult] = {}
     interrupted = True
     run_ids = [unit.run_id for unit in units]
-    settings = {"criteria": _criteria(engine)}
+    settings = engine.scoring.document()
     reports = LiveReports(
         directory, resume=resume, cases=cases, run_ids=run_ids, settings=settings
     )
@@ -294,16 +294,5 @@ def _criteria(engine: Engine) -> dict[str, Any]:
 
 
 def _scorer_runs(engine: Engine) -> list[dict[str, Any]]:
-    from assay.scorers.registry import scorer_spec
-
-    runs = []
-    for name, criterion in engine.config.criteria.items():
-        if criterion.kind != "scorer":
-            continue
-        scorer_name = criterion.scorer_name or name
-        try:
-            spec = dict(scorer_spec(scorer_name, engine._options_for(scorer_name, criterion)))
-        except Exception:
-            continue
-        runs.append(spec)
-    return runs
+    """What each criterion's scorer ran with (the aggregate's `scorers`)."""
+    return engine.scoring.specs()

@@ -27,7 +27,7 @@ import orjson
 from assay.formats.assay_jsonl import trajectory_to_line
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import inside, open_for_writing, write_atomic, write_temporary
-from assay.reports.json_report import ReportWriter, render
+from assay.reports.json_report import CONFIG_FILE, ReportWriter, render, write_config
 from assay.results import CaseResult, RunSummary
 from assay.run.engine import Unit, UnitOutcome
 from assay.run.report import live_figures
@@ -48,9 +48,10 @@ RUNS_FILE = "runs.jsonl"
 EVALSET_FILE = "evalset.jsonl"
 """The eval set's cases, one per line (ground truth for `assay evaluate`)."""
 
-SETTINGS_FILE = "_live.json"
-"""What the runs were checked with (the criteria), so that `--resume` can refuse to mix runs
-checked otherwise. A report is never named so: report names never start with `_`."""
+SETTINGS_FILE = CONFIG_FILE
+"""What the runs were checked with (`_config.json`, an `EvalConfig`), so that `--resume` can
+refuse to mix runs checked otherwise. A report is never named so: report names never start
+with `_`."""
 
 
 class LiveReports:
@@ -75,7 +76,7 @@ class LiveReports:
         self.directory = directory
         self.resume = resume
         self.settings = dict(settings or {})
-        """The criteria the runs are checked with (written to `SETTINGS_FILE`)."""
+        """What the runs are checked with, as an `EvalConfig`'s JSON (`SETTINGS_FILE`)."""
         if resume:
             _check_same_settings(directory, self.settings)
         wanted = set(run_ids)
@@ -139,10 +140,7 @@ class LiveReports:
 
     def write_cases(self, cases: Sequence[EvalCase]) -> None:
         """Write `evalset.jsonl` (the cases, one per line) and `SETTINGS_FILE`."""
-        write_atomic(
-            inside(self._writer.directory, SETTINGS_FILE),
-            orjson.dumps(self.settings, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS),
-        )
+        write_config(self._writer.directory, self.settings)
         data = b"".join(_case_line(case) + b"\n" for case in cases)
         write_atomic(inside(self._writer.directory, EVALSET_FILE), data)
 

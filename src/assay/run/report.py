@@ -32,11 +32,25 @@ from typing import Any
 
 from assay.records import Trajectory, TrajectoryStep
 from assay.reports.console import shown
-from assay.results import CaseResult, RunSummary, Score, ScoreStatus
+from assay.results import (
+    CHECK_FAILURES,
+    RUN_FAILURES,
+    CaseResult,
+    ErrorKind,
+    RunSummary,
+    Score,
+    ScoreStatus,
+)
 
 __all__ = ["CriterionResult", "EvalCaseResult", "EvalReport", "live_figures"]
 
-_ERROR_KINDS = ("agent_error", "timeout", "infrastructure_error", "evaluation_error")
+_ERROR_KINDS = tuple(
+    kind.value
+    for kind in ErrorKind
+    if kind in RUN_FAILURES or kind is ErrorKind.SCORER_ERROR
+)
+"""What the figures count apart: runs that failed, by kind, and runs with a criterion that
+could not be checked (`scorer_error`, also counting `unknown_scorer`)."""
 
 
 @dataclass(slots=True)
@@ -109,9 +123,9 @@ class EvalCaseResult:
     ) -> EvalCaseResult:
         """The view of one result."""
         reason = result.score.details.get("reason")
-        error_kind = reason if result.score.status is ScoreStatus.ERROR and reason in (
-            "agent_error", "timeout", "infrastructure_error"
-        ) else None
+        error_kind = (
+            reason if result.score.status is ScoreStatus.ERROR and reason in RUN_FAILURES else None
+        )
         criteria = {} if error_kind else {
             part.scorer: CriterionResult.of(part) for part in result.parts()
         }
@@ -258,16 +272,14 @@ def live_figures(results: Iterable[CaseResult], weights: Mapping[str, float]) ->
         if score.status is ScoreStatus.SCORED and score.passed:
             passed += 1
         reason = score.details.get("reason")
-        if score.status is ScoreStatus.ERROR and reason in _ERROR_KINDS[:3]:
-            errors[reason] += 1
+        if score.status is ScoreStatus.ERROR and reason in RUN_FAILURES:
+            errors[str(reason)] += 1
             continue
         if any(
-            p.status is ScoreStatus.ERROR and p.details.get("reason") in (
-                "evaluation_error", "scorer_exception", "unknown_scorer"
-            )
+            p.status is ScoreStatus.ERROR and p.details.get("reason") in CHECK_FAILURES
             for p in result.parts()
         ):
-            errors["evaluation_error"] += 1
+            errors[ErrorKind.SCORER_ERROR.value] += 1
         for part in result.parts():
             if part.does_not_apply():
                 continue

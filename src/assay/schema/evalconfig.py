@@ -24,22 +24,36 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from assay.records import MatchType, Rubric
 
-__all__ = ["JUDGED_SCORERS", "CriterionConfig", "EvalConfig"]
+__all__ = ["DEFAULT_JUDGE_MODEL", "CriterionConfig", "EvalConfig", "judge_model"]
 
 Kind = Literal["scorer", "simulation", "idempotency"]
 
-JUDGED_SCORERS = frozenset(
-    {"llm_judge", "rubric", "safety", "trajectory_judge", "factuality", "hallucination"}
-)
-"""Built-in scorers that ask a model (a live criterion using one gets the judge model)."""
+DEFAULT_JUDGE_MODEL = "openai/gpt-4.1-mini"
+"""The model the `llm_judge`, `rubric`, `safety` and `simulation` factories name when they are
+given none: the environment variable `ASSAY_JUDGE_MODEL` replaces it, and `model=` replaces
+both. The factories write it into the criterion, so the config says which model it calls; a
+criterion read from a file names its model itself (or takes `--judge-model`): the scoring step
+never picks one."""
+
+
+def judge_model() -> str:
+    """The judge model in force: `ASSAY_JUDGE_MODEL` when set, else `DEFAULT_JUDGE_MODEL`.
+
+    Example:
+        >>> import os
+        >>> judge_model() == (os.environ.get("ASSAY_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL)
+        True
+    """
+    return os.environ.get("ASSAY_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL
 
 
 class CriterionConfig(BaseModel):
@@ -130,8 +144,7 @@ class CriterionConfig(BaseModel):
         options: dict[str, Any] = {}
         if prompt is not None:
             options["prompt"] = prompt
-        if model is not None:
-            options["model"] = model
+        options["model"] = model or judge_model()
         return cls.scorer("llm_judge", weight=weight, **options)
 
     @classmethod
@@ -151,8 +164,7 @@ class CriterionConfig(BaseModel):
                 for r in rubrics
             ]
         }
-        if model is not None:
-            options["model"] = model
+        options["model"] = model or judge_model()
         if threshold is not None:
             options["threshold"] = threshold
         return cls.scorer("rubric", weight=weight, **options)
@@ -160,8 +172,7 @@ class CriterionConfig(BaseModel):
     @classmethod
     def safety(cls, model: str | None = None, *, weight: float = 1.0) -> CriterionConfig:
         """A model flags harmful, toxic or policy-violating content in the response."""
-        options: dict[str, Any] = {} if model is None else {"model": model}
-        return cls(scorer_name="safety", options=options, weight=weight)
+        return cls(scorer_name="safety", options={"model": model or judge_model()}, weight=weight)
 
     @classmethod
     def simulation(
@@ -178,9 +189,7 @@ class CriterionConfig(BaseModel):
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
         options: dict[str, Any] = {"persona": persona, "max_turns": max_turns,
-                                   "goals": list(goals)}
-        if model is not None:
-            options["model"] = model
+                                   "goals": list(goals), "model": model or judge_model()}
         return cls(kind="simulation", options=options, weight=weight)
 
     @classmethod
@@ -205,32 +214,55 @@ class CriterionConfig(BaseModel):
             options["threshold"] = threshold
         return cls(scorer_name=name, options=options, weight=weight)
 
-    @property
-    def asks_model(self) -> bool:
-        """Whether checking it calls a model (a judge, a simulated user)."""
-        return self.kind == "simulation" or self.scorer_name in JUDGED_SCORERS
-
 
 class EvalConfig(BaseModel):
-    """The criteria of an evaluation, by name."""
+    """What an evaluation checks: criteria by name, as `assay run --config`, `assay evaluate
+    --config` and `assay rescore --config` read it, and as every reports directory records it
+    (`_config.json`).
+
+    With `criteria`, every run is checked on each of them. Without, each case is checked by
+    the scorer its ground truth names (a scenario's `scoring_method`), else `scorer_default`:
+    the way `assay evaluate` scores scenarios when no `--scorer` is given.
+
+    Example:
+        >>> EvalConfig(scorer_default="static_json").criteria
+        {}
+        >>> EvalConfig(criteria={})
+        Traceback (most recent call last):
+        ...
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for EvalConfig
+          Value error, an evaluation needs at least one criterion, or a scorer_default ...
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    criteria: dict[str, CriterionConfig]
+    criteria: dict[str, CriterionConfig] = Field(default_factory=dict)
     """Criterion name to criterion; the names are the keys of every case's
     `criteria_results`."""
 
+    scorer_default: str | None = None
+    """Without `criteria`: the scorer of a case that names none of its own."""
+
+    scorer_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Options by registered scorer name, for every criterion that uses that scorer (and for a
+    case's own scorer); a criterion's own options win (`-S name.option=value`, the judge
+    flags)."""
+
     @field_validator("criteria")
     @classmethod
-    def _some(cls, value: dict[str, CriterionConfig]) -> dict[str, CriterionConfig]:
-        if not value:
-            raise ValueError("an evaluation needs at least one criterion")
+    def _named(cls, value: dict[str, CriterionConfig]) -> dict[str, CriterionConfig]:
         for name in value:
             if not name.strip() or "+" in name:
                 raise ValueError(f"criterion name {name!r}: must be non-empty, without '+'")
-        if not math.fsum(c.weight for c in value.values()) > 0:
+        if value and not math.fsum(c.weight for c in value.values()) > 0:
             raise ValueError("the criteria's weights sum to 0")
         return value
+
+    @model_validator(mode="after")
+    def _some(self) -> EvalConfig:
+        if not self.criteria and not self.scorer_default:
+            raise ValueError("an evaluation needs at least one criterion, or a scorer_default")
+        return self
 
     @classmethod
     def default(cls) -> EvalConfig:

@@ -284,7 +284,7 @@ class LiveFigures(_Record):
     and failed runs left out); null when nothing was scored."""
     errors: dict[str, int]
     """Runs that failed, by kind: agent_error, timeout, infrastructure_error, and runs with a
-    criterion that could not be checked (evaluation_error)."""
+    criterion that could not be checked (scorer_error)."""
     criteria: dict[str, CriterionFigures]
     weights: dict[str, float]
     units: int

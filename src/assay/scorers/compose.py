@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from assay.records import Case, Trajectory
-from assay.results import NOT_APPLICABLE, PARTIALLY_SCORED, Score, ScoreStatus
+from assay.results import NOT_APPLICABLE, PARTIALLY_SCORED, ErrorKind, Score, ScoreStatus
 from assay.scorers._runs import check_fraction, listing
 from assay.scorers.registry import Scorer, create_scorer, register_scorer
 
@@ -183,10 +183,10 @@ def run_part(part: Part, case: Case, run: Trajectory) -> Score:
         result = part.scorer(case, run)
     except Exception as exc:  # one part's bug must not lose the other parts' scores
         reason = f"scorer raised {type(exc).__name__}: {exc}"[:500]
-        return Score.error(part.scorer_name, reason, {"reason": "scorer_exception"})
+        return Score.error(part.scorer_name, reason, {"reason": ErrorKind.SCORER_ERROR})
     if not isinstance(result, Score):
         reason = f"scorer returned {type(result).__name__}, not a Score"
-        return Score.error(part.scorer_name, reason, {"reason": "scorer_exception"})
+        return Score.error(part.scorer_name, reason, {"reason": ErrorKind.SCORER_ERROR})
     return result
 
 

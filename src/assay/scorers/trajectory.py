@@ -6,7 +6,9 @@ the scorer's (default: `strict`, arguments `superset`). A scenario with only `ex
 (names that must be called, in any order, with any arguments) is checked in `superset` mode
 with arguments ignored. `score` is the check's partial credit, `passed` whether it passed (or,
 with a `trajectory_threshold`, whether the score reaches it); `details` lists the matched,
-missing and unexpected calls.
+missing and unexpected calls. When the case also expects node steps (an eval case's
+`expected_trajectory` with `node` steps), they are checked too (`node_order`, in the case's match
+type) and the two verdicts combined.
 
 When the scenario gives `expected_turns` (as ADK eval sets do), the run records turns
 (`Step.turn`) and the mode is one of ADK's match types (`EXACT`, `IN_ORDER`, `ANY_ORDER`), the
@@ -41,10 +43,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay.records import Case, Trajectory
-from assay.results import Score
+from assay.results import Score, combine_scores
 from assay.scorers._runs import check_fraction
+from assay.scorers.node_order import node_order
 from assay.scorers.registry import Scorer, register_scorer
 from assay.trajectory import TrajectoryChecker, TurnsChecker, match_type_of, turns_of
+from assay.trajectory.spec import MatchType
 
 NAME = "trajectory"
 
@@ -197,7 +201,24 @@ def trajectory(
             details=details,
         )
 
-    return score
+    nodes_by_mode: dict[str, Scorer] = {}
+
+    def with_nodes(case: Case, run: Trajectory) -> Score:
+        tools = score(case, run)
+        if not case.metadata.get("expected_nodes"):
+            return tools
+        # The node steps of an expectation are checked in the case's match type (IN_ORDER
+        # under assay's own modes, which order tool calls only), and the verdicts combined.
+        node_mode = match_type_of(options(case)[0]) or MatchType.IN_ORDER
+        nodes = nodes_by_mode.get(node_mode.value)
+        if nodes is None:
+            nodes = nodes_by_mode[node_mode.value] = node_order(mode=node_mode.value)
+        by_nodes = nodes(case, run)
+        if tools.does_not_apply():
+            return by_nodes
+        return combine_scores([tools, by_nodes])
+
+    return with_nodes
 
 
 def _flat(expected: Any) -> bool:

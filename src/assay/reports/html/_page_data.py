@@ -524,7 +524,7 @@ def _live(live: Any) -> dict[str, Any] | None:
         "overall_score": _num(live.get("overall_score")),
         "errors": {
             kind: _num(errors.get(kind))
-            for kind in ("agent_error", "timeout", "infrastructure_error", "evaluation_error")
+            for kind in ("agent_error", "timeout", "infrastructure_error", "scorer_error")
         },
     }
 
