@@ -170,7 +170,7 @@ def scorer_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """
     options: dict[str, dict[str, Any]] = {}
     for flag, scorer, option in _FLAG_OPTIONS:
-        value = getattr(args, flag)
+        value = getattr(args, flag, None)  # offline flags: not every command has them
         if value is not None:
             options.setdefault(scorer, {})[option] = value
     for scorer, chosen in judge_options(args).items():

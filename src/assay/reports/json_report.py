@@ -286,5 +286,6 @@ def write_config(directory: Path | str, document: dict[str, Any]) -> None:
         >>> orjson.loads((Path(folder) / CONFIG_FILE).read_bytes())
         {'scorer_default': 'static_json'}
     """
-    data = dumps_lenient(document, orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    # Not sorted: the criteria's order is the order of every run's verdicts.
+    data = dumps_lenient(document, orjson.OPT_INDENT_2)
     write_atomic(inside(directory, CONFIG_FILE), data + b"\n")

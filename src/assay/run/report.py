@@ -299,7 +299,8 @@ def live_figures(results: Iterable[CaseResult], weights: Mapping[str, float]) ->
                 entry["unscored"] += 1
     for entry in criteria.values():
         scored = entry["scored"]
-        entry["mean_score"] = entry.pop("sum") / scored if scored else None
+        summed = entry.pop("sum")
+        entry["mean_score"] = summed / scored if scored else None
         entry["pass_rate"] = entry["passed"] / scored if scored else None
     return {
         "runs": runs,
