@@ -17,7 +17,6 @@ import re
 import signal
 import stat
 import subprocess
-import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 import orjson
 from corpus import Expect, Outcome
 
+from _cli import command
 from assay._text import path_text
 
 HANG_GUARD_S = 180
@@ -58,12 +58,7 @@ SGR = re.compile(rb"\x1b\[[0-9;]*m")
 
 def assay_command() -> list[str]:
     """How to run the `assay` console script of the interpreter running the tests."""
-    for name in ("assay", "assay.exe"):
-        script = Path(sys.executable).parent / name
-        if script.exists():
-            return [str(script)]
-    # The same entry point, should the script not be installed beside the interpreter.
-    return [sys.executable, "-c", "from assay.cli.main import console_main; console_main()"]
+    return command()
 
 
 def environment(root: Path, *, colour: bool = False) -> dict[str, str]:

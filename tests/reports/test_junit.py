@@ -303,8 +303,8 @@ def test_text_xml_holds_is_left_as_it_is(text: str) -> None:
 def test_judges_through_the_console_script(chat_server: Any, tmp_path: Path) -> None:
     """The examples with static_json, trajectory and a judge on a real local server: a judge
     that fails one run with a hostile rationale and gives no verdict on another."""
+    from _cli import assay
     from chat_server import RecordedRequest, Reply
-    from test_cli_judge_e2e import JUDGE, judge_cli
 
     def judge(request: RecordedRequest) -> Reply:
         prompt = json.dumps(request.body["messages"])  # the repair request too
@@ -315,11 +315,12 @@ def test_judges_through_the_console_script(chat_server: Any, tmp_path: Path) -> 
 
     chat_server.handler = judge
     junit, out = tmp_path / "junit.xml", tmp_path / "out"
-    proc = judge_cli(
-        chat_server, tmp_path,
+    proc = assay(
+        "evaluate",
         "--trajectories", EXAMPLES / "trajectories", "--scenarios", EXAMPLES / "scenarios",
         "--reports-dir", out, "--scorer", "static_json", "--scorer", "trajectory",
-        "--scorer", "llm_judge", "--judge-model", JUDGE, "--no-cache", "--junit", junit,
+        "--scorer", "llm_judge", "--judge-model", "local/judge-1", "--no-cache", "--junit", junit,
+        env={"LOCAL_BASE_URL": chat_server.base_url},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     counts = junit_counts(junit)

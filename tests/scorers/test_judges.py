@@ -1,7 +1,7 @@
 """Judges with an in-process model client: verdicts, repair, honest failure, samples, guards.
 
 The client here is a plain object implementing the `ModelClient` protocol; the real HTTP
-client against a real local server is tested in tests/models and tests/test_cli_judge_e2e.py.
+client against a real local server is tested in tests/models and tests/cli/test_cli_judge_e2e.py.
 """
 
 from __future__ import annotations

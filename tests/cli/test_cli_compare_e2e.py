@@ -14,7 +14,7 @@ import pytest
 from assay.cli.main import main
 from assay.schema.compare import Comparison
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 GOLD = {str(k): str(10 + k) for k in range(1, 9)}
 """Eight scenarios, gold answer `1k`."""

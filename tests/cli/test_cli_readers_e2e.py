@@ -10,35 +10,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+from _cli import assay
 from assay import pipeline
 from assay.cli.main import main
 from track1_files import track1_file
 
-SAMPLES = Path(__file__).parent / "formats" / "samples"
-BIN_DIR = Path(sys.executable).parent
-
-
-def assay(*args: Any) -> subprocess.CompletedProcess[str]:
-    script = BIN_DIR / "assay"
-    if not script.exists():
-        pytest.skip(f"console script 'assay' is not installed next to {sys.executable}")
-    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
-    return subprocess.run(
-        [str(script), *(str(a) for a in args)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+SAMPLES = Path(__file__).parents[1] / "formats" / "samples"
 
 
 def aggregate(reports: Path) -> dict[str, Any]:

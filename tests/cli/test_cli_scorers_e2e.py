@@ -7,14 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from assay.cli._criteria import _FLAG_OPTIONS
-from assay.cli.main import main
-from assay.scorers.registry import builtin_scorers, scorer_info
 from test_cli_evaluate_e2e import (
-    cli,
     evaluate,
-    explain,
     make_run,
     read_aggregate,
     reports_by_run_id,
@@ -22,11 +16,16 @@ from test_cli_evaluate_e2e import (
     write_json,
 )
 
+from _cli import assay, explain
+from assay.cli._criteria import _FLAG_OPTIONS
+from assay.cli.main import main
+from assay.scorers.registry import builtin_scorers, scorer_info
+
 # --- assay scorers --------------------------------------------------------------------------
 
 
 def test_scorers_lists_every_built_in_with_its_summary_and_options() -> None:
-    proc = cli("scorers")
+    proc = assay("scorers")
     assert proc.returncode == 0, explain(proc)
     for name in builtin_scorers():
         assert any(line.startswith(f"{name} ") for line in proc.stdout.splitlines()), name
@@ -36,7 +35,7 @@ def test_scorers_lists_every_built_in_with_its_summary_and_options() -> None:
 
 
 def test_scorers_name_shows_one_in_full() -> None:
-    proc = cli("scorers", "static_json")
+    proc = assay("scorers", "static_json")
     assert proc.returncode == 0, explain(proc)
     assert proc.stdout.startswith("static_json (offline; from assay.scorers.static_json)")
     assert "list_order: Literal['content', 'position'] | None = null" in proc.stdout
@@ -64,7 +63,7 @@ def test_scorers_json_is_the_machine_form(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_scorers_with_an_unknown_name_is_a_usage_error() -> None:
-    proc = cli("scorers", "no_such_scorer")
+    proc = assay("scorers", "no_such_scorer")
     assert proc.returncode == 2
     assert "unknown scorer 'no_such_scorer'" in proc.stderr
 

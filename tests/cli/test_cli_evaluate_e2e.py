@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-BIN_DIR = Path(sys.executable).parent
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from _cli import assay, explain, popen
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO_ROOT / "examples"
 
 OWN_FILES = {"results.jsonl", "_aggregate.json", "_config.json", ".assay_reports"}
@@ -52,29 +53,6 @@ KNOWN_MODEL = "litellm_proxy/Azure/gpt-5-mini-2025-08-07"
 # --- running the CLI ------------------------------------------------------------------------
 
 
-def _script(name: str) -> Path:
-    for candidate in (BIN_DIR / name, BIN_DIR / f"{name}.exe"):
-        if candidate.exists():
-            return candidate
-    pytest.skip(f"console script {name!r} is not installed next to {sys.executable}")
-
-
-def cli(
-    *args: Any, script: str = "assay", cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run a console script; a wide COLUMNS keeps rich from wrapping the reasons it prints."""
-    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
-    return subprocess.run(
-        [str(_script(script)), *(str(a) for a in args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def evaluate(
     trajectories: Path,
     scenarios: Path | list[Path],
@@ -84,7 +62,7 @@ def evaluate(
 ) -> subprocess.CompletedProcess[str]:
     paths = scenarios if isinstance(scenarios, list) else [scenarios]
     prefix: list[Any] = ["evaluate"] if script == "assay" else []
-    return cli(
+    return assay(
         *prefix,
         "--trajectories",
         trajectories,
@@ -95,10 +73,6 @@ def evaluate(
         *extra,
         script=script,
     )
-
-
-def explain(proc: subprocess.CompletedProcess[str]) -> str:
-    return f"exit {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
 
 
 # --- writing inputs -------------------------------------------------------------------------
@@ -485,11 +459,11 @@ def test_an_unknown_scorer_shows_the_usage_of_evaluate(tmp_path: Path, script: s
 
 
 def test_usage_errors_without_required_arguments(tmp_path: Path) -> None:
-    assert cli(cwd=tmp_path).returncode == 2
-    assert cli("evaluate", cwd=tmp_path).returncode == 2
-    assert cli("evaluate", "--trajectories", "x", cwd=tmp_path).returncode == 2
-    assert cli("no-such-command", cwd=tmp_path).returncode == 2
-    assert cli(script="evaluate", cwd=tmp_path).returncode == 2
+    assert assay(cwd=tmp_path).returncode == 2
+    assert assay("evaluate", cwd=tmp_path).returncode == 2
+    assert assay("evaluate", "--trajectories", "x", cwd=tmp_path).returncode == 2
+    assert assay("no-such-command", cwd=tmp_path).returncode == 2
+    assert assay(script="evaluate", cwd=tmp_path).returncode == 2
     assert not (tmp_path / "reports").exists()
 
 
@@ -796,7 +770,7 @@ def test_several_scenario_paths_and_formats(tmp_path: Path) -> None:
         ],
     )
     reports = tmp_path / "reports"
-    proc = cli(
+    proc = assay(
         "evaluate",
         "--trajectories",
         runs,
@@ -951,17 +925,10 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> Non
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run(
-            [
-                *(str(_script("assay")), "evaluate", "--trajectories", str(runs)),
-                *("--scenarios", str(scenarios), "--reports-dir", str(reports)),
-            ],
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = assay(
+            "evaluate", "--trajectories", runs, "--scenarios", scenarios, "--reports-dir", reports,
+            stdout=write_end, stderr=subprocess.PIPE,
+        )  # fmt: skip
     finally:
         os.close(write_end)
     assert proc.returncode == 1, proc.stderr
@@ -979,27 +946,15 @@ def test_a_closed_standard_stream_loses_what_it_would_show_not_the_run(
     runs = tmp_path / "runs"
     write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
     reports = tmp_path / "reports"
-    command = [str(_script("assay")), "evaluate", "--trajectories", str(runs)]
-    command += ["--scenarios", str(scenarios), "--reports-dir", str(reports)]
-    proc = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        preexec_fn=lambda: os.close(closed),
-    )
+    args = ["evaluate", "--trajectories", runs, "--scenarios", scenarios, "--reports-dir", reports]
+    proc = assay(*args, preexec_fn=lambda: os.close(closed))
     assert proc.returncode == 0, explain(proc)
     assert (proc.stdout == "") if closed == 1 else ("runs read" in proc.stdout)
     assert proc.stderr == ""
     check_reports(reports)
     # An error said on a closed standard error is lost; its exit code is not.
-    missing = subprocess.run(
-        [*command[:3], str(tmp_path / "nope"), *command[4:]],
-        capture_output=True,
-        timeout=300,
-        check=False,
-        preexec_fn=lambda: os.close(closed),
+    missing = assay(
+        *args[:2], tmp_path / "nope", *args[3:], preexec_fn=lambda: os.close(closed)
     )
     assert missing.returncode == 3
 
@@ -1044,7 +999,7 @@ def test_shipped_examples_run_clean(tmp_path: Path) -> None:
         pytest.skip(f"no examples at {EXAMPLES}")
     reports = tmp_path / "reports"
     before = files_under(EXAMPLES)
-    proc = cli(
+    proc = assay(
         "evaluate",
         "--trajectories",
         trajectories,
@@ -1210,18 +1165,14 @@ def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(
         (runs / f"r{i:05d}.json").write_text(
             f'{{"run_id": "r{i}", "scenario_id": "1", "answer": {answer}}}'
         )
-    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
-    command = [str(_script("assay")), "evaluate", "--trajectories", str(runs)]
-    command += ["--scenarios", str(scenarios), "--reports-dir", str(reports), "--workers", "2"]
     # SIG_DFL in the child, whatever this test run inherited (a suite started in the
     # background has SIGINT ignored, and Python then installs no Ctrl-C handler of its own).
-    proc = subprocess.Popen(
-        command,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    proc = popen(
+        "evaluate", "--trajectories", runs, "--scenarios", scenarios, "--reports-dir", reports,
+        "--workers", "2",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=False,
         preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL),
-    )
+    )  # fmt: skip
     lines = reports / "results.jsonl"
     deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline:
@@ -1279,7 +1230,7 @@ def test_an_empty_reports_dir_is_a_usage_error(tmp_path: Path) -> None:
     scenario_folder(scenarios, "1", "{'a': 1}")
     runs = tmp_path / "runs"
     write_json(runs / "1.json", make_run("1", "1", '{"a": 1}'))
-    proc = cli("evaluate", "--trajectories", runs, "--scenarios", scenarios,
+    proc = assay("evaluate", "--trajectories", runs, "--scenarios", scenarios,
                "--reports-dir", "", cwd=tmp_path)
     assert proc.returncode == 2, explain(proc)
     assert "--reports-dir" in proc.stderr

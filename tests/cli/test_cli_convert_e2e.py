@@ -10,19 +10,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from _cli import assay, explain
 from assay.cli.main import main
 from assay.formats import ReadProblem, read_run_file
 from assay.records import Trajectory
 
-BIN_DIR = Path(sys.executable).parent
-SAMPLES = Path(__file__).parent / "formats" / "samples"
+SAMPLES = Path(__file__).parents[1] / "formats" / "samples"
 TRAJECTORY_SAMPLES = (
     "adk_camel.evalset.json",
     "adk_dice.test.json",
@@ -42,26 +39,6 @@ def sample_dir(root: Path) -> Path:
     for name in TRAJECTORY_SAMPLES:
         shutil.copy(SAMPLES / name, folder / name)
     return folder
-
-
-def assay(*args: Any, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    script = BIN_DIR / "assay"
-    if not script.exists():
-        pytest.skip(f"console script 'assay' is not installed next to {sys.executable}")
-    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
-    return subprocess.run(
-        [str(script), *(str(a) for a in args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
-def explain(proc: subprocess.CompletedProcess[str]) -> str:
-    return f"exit {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
 
 
 def runs_by_id(path: Path) -> dict[str, Trajectory]:
@@ -192,14 +169,7 @@ def test_with_standard_error_closed_problems_do_not_land_on_standard_output(
     inputs = sample_dir(tmp_path)
     (inputs / "bad.json").write_text('{"what": 1}')
     out = tmp_path / "runs.jsonl"
-    proc = subprocess.run(
-        [str(BIN_DIR / "assay"), "convert", str(inputs), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        preexec_fn=lambda: os.close(2),
-    )
+    proc = assay("convert", inputs, "--out", out, preexec_fn=lambda: os.close(2))
     assert proc.returncode == 0, explain(proc)
     assert proc.stdout.startswith("converted ") and proc.stdout.count("\n") == 1
     assert runs_by_id(out)

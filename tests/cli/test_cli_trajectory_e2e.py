@@ -8,13 +8,14 @@ from typing import Any
 
 from test_cli_evaluate_e2e import (
     evaluate,
-    explain,
     make_run,
     read_aggregate,
     read_results,
     reports_by_run_id,
     write_json,
 )
+
+from _cli import explain
 
 
 def turns(*calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -144,7 +145,7 @@ def test_bad_trajectory_expectations_are_reported_not_fatal(tmp_path: Path) -> N
 
 
 def test_the_readme_trajectory_command_on_the_shipped_examples(tmp_path: Path) -> None:
-    examples = Path(__file__).resolve().parents[1] / "examples"
+    examples = Path(__file__).resolve().parents[2] / "examples"
     reports = tmp_path / "reports"
     proc = evaluate(
         examples / "trajectories",

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from test_cli_judge_e2e import evaluate_with_judge, grade, write_inputs
 
+from _cli import explain
 from assay.cli.main import main
 from chat_server import ChatServer, RecordedRequest, Reply
-from test_cli_evaluate_e2e import explain
-from test_cli_judge_e2e import evaluate_with_judge, grade, write_inputs
 
 
 def strict(request: RecordedRequest) -> Reply:

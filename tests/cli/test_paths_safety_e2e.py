@@ -14,13 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from assay.reports.read import read_results as read_results_lines
 from test_cli_evaluate_e2e import (
     check_reports,
-    cli,
     evaluate,
-    explain,
     make_run,
     read_aggregate,
     read_results,
@@ -28,6 +24,9 @@ from test_cli_evaluate_e2e import (
     write_json,
     write_jsonl,
 )
+
+from _cli import assay, explain
+from assay.reports.read import read_results as read_results_lines
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks are POSIX")
 
@@ -72,7 +71,7 @@ def test_convert_refuses_an_out_that_is_not_a_regular_file(tmp_path: Path, kind:
         except (PermissionError, AttributeError):
             pytest.skip("creating a device node needs privileges")
     before = os.lstat(out)
-    proc = cli("convert", runs, "--out", out)
+    proc = assay("convert", runs, "--out", out)
     assert proc.returncode == 3, explain(proc)
     assert "--out is a" in proc.stderr and str(out) in proc.stderr
     after = os.lstat(out)
@@ -86,7 +85,7 @@ def test_convert_replaces_an_out_that_is_a_regular_file(tmp_path: Path) -> None:
     runs, _ = one_scenario(tmp_path)
     out = tmp_path / "out.jsonl"
     out.write_text("old\n")
-    proc = cli("convert", runs, "--out", out)
+    proc = assay("convert", runs, "--out", out)
     assert proc.returncode == 0, explain(proc)
     assert json.loads(out.read_text().splitlines()[0])["run_id"] == "1"
 

@@ -13,19 +13,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli_evaluate_e2e import evaluate, make_run, read_aggregate, read_results, write_json
 
+from _cli import explain
 from assay.cli.main import main
 from assay.formats._scenario_fields import EXPECTATION_FIELDS
 from assay.formats.scenarios import _TEXT_FIELDS, case_from_object
 from assay.schema.scenario import Scenario, check
-from test_cli_evaluate_e2e import (
-    evaluate,
-    explain,
-    make_run,
-    read_aggregate,
-    read_results,
-    write_json,
-)
 
 
 def test_a_bad_field_errors_the_scorer_that_needs_it_and_the_others_score(

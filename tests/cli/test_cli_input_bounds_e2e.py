@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _cli import assay
 from assay.cli.main import main
 from assay.formats import _common
 from assay.formats.registry import register_reader, unregister_reader
@@ -349,16 +348,14 @@ def test_lone_surrogates_in_json_content_are_data(tmp_path: Path) -> None:
 
 def test_a_non_utf8_file_name_through_the_installed_script(tmp_path: Path) -> None:
     # The same through a real process, whose argv and file names the OS hands over as bytes.
-    script = Path(sys.executable).parent / "assay"
-    if not script.exists():
-        pytest.skip("the assay console script is not installed next to the interpreter")
     runs = tmp_path / "runs"
     runs.mkdir()
     _run(_named(runs, b"\xff.json"), run_id="1", answer="7")
     gt = _ground_truth(tmp_path / "gt", "1")
-    command = [os.fsencode(script), b"evaluate", b"--trajectories", os.fsencode(runs)]
-    command += [b"--scenarios", os.fsencode(gt), b"--reports-dir", os.fsencode(tmp_path / "o")]
-    done = subprocess.run(command, capture_output=True, timeout=300, check=False)
+    done = assay(
+        b"evaluate", b"--trajectories", os.fsencode(runs), b"--scenarios", os.fsencode(gt),
+        b"--reports-dir", os.fsencode(tmp_path / "o"), text=False,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     (line,) = _lines(tmp_path / "o")
     assert line["source"] == f"{runs}/\\xff.json"

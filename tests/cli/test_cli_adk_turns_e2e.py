@@ -16,7 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from test_cli_evaluate_e2e import cli, evaluate, explain, read_aggregate, reports_by_run_id
+from test_cli_evaluate_e2e import evaluate, read_aggregate, reports_by_run_id
+
+from _cli import assay, explain
 
 Call = tuple[str, dict[str, Any]]
 
@@ -144,7 +146,7 @@ def converted(tmp_path: Path, run_set: dict[str, Any]) -> Path:
     """The recorded eval set as assay runs, through `assay convert`."""
     source = write(tmp_path / "adk" / "travel_run.evalset.json", run_set)
     out = tmp_path / "runs.jsonl"
-    proc = cli("convert", source, "--out", out)
+    proc = assay("convert", source, "--out", out)
     assert proc.returncode == 0, explain(proc)
     return out
 

@@ -8,15 +8,11 @@ reach a vLLM server or a LiteLLM proxy.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from chat_server import ChatServer, RecordedRequest, Reply
 from test_cli_evaluate_e2e import (
-    explain,
     make_run,
     read_aggregate,
     read_results,
@@ -24,30 +20,22 @@ from test_cli_evaluate_e2e import (
     write_json,
 )
 
+from _cli import assay, explain
+from chat_server import ChatServer, RecordedRequest, Reply
+
 JUDGE = "local/judge-1"
 
 
 def judge_cli(
     server: ChatServer | None, tmp_path: Path, *args: Any
 ) -> subprocess.CompletedProcess[str]:
+    """`assay evaluate *args` with its own cache under `tmp_path`, reaching `server` (if any)
+    through LOCAL_BASE_URL."""
     env = {
-        **os.environ,
-        "COLUMNS": "2000",
-        "NO_COLOR": "1",
         "ASSAY_CACHE_DIR": str(tmp_path / "cache"),
+        "LOCAL_BASE_URL": None if server is None else server.base_url,
     }
-    env.pop("LOCAL_BASE_URL", None)
-    if server is not None:
-        env["LOCAL_BASE_URL"] = server.base_url
-    script = Path(sys.executable).parent / "assay"
-    return subprocess.run(
-        [str(script), "evaluate", *(str(a) for a in args)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return assay("evaluate", *args, env=env)
 
 
 def write_inputs(tmp_path: Path) -> tuple[Path, Path]:

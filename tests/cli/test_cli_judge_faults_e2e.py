@@ -11,13 +11,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_cli_evaluate_e2e import read_aggregate, reports_by_run_id
+from test_cli_judge_e2e import JUDGE, evaluate_with_judge, grade, judge_cli, write_inputs
 
+from _cli import explain
 from assay.exit_codes import ExitCode
 from assay.models.cache import CACHE_FILE_NAME, ResponseCache, request_key
 from assay.models.types import ChatRequest, ChatResponse
 from chat_server import ChatServer, RecordedRequest, Reply
-from test_cli_evaluate_e2e import explain, read_aggregate, reports_by_run_id
-from test_cli_judge_e2e import JUDGE, evaluate_with_judge, grade, judge_cli, write_inputs
 
 
 def judged(tmp_path: Path, reports: str) -> dict[str, dict[str, object]]:

@@ -7,41 +7,22 @@ terminal there); the confirmation prompt, which needs a terminal, is driven in-p
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _cli import assay as run_assay
 from assay.cli.main import main
 from assay.exit_codes import ExitCode
 from assay.models.cache import CACHE_FILE_NAME, ResponseCache, request_key
 from assay.models.types import ChatRequest, ChatResponse, TokenUsage
 
-BIN_DIR = Path(sys.executable).parent
 
-
-def assay(
-    *args: Any, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    script = BIN_DIR / "assay"
-    if not script.exists():
-        pytest.skip(f"console script 'assay' is not installed next to {sys.executable}")
-    environment = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1", "TERM": "dumb"}
-    environment.pop("ASSAY_CACHE_DIR", None)
-    environment.update(env or {})
-    return subprocess.run(
-        [str(script), *(str(a) for a in args)],
-        cwd=cwd,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+def assay(*args: Any, cwd: Path, env: dict[str, str] | None = None) -> Any:
+    """The command without the cache directory this process may have been given."""
+    return run_assay(*args, cwd=cwd, env={"ASSAY_CACHE_DIR": None, **(env or {})})
 
 
 def fill(directory: Path) -> Path:

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli_evaluate_e2e import make_run, read_aggregate, reports_by_run_id, write_json
 
-from test_cli_evaluate_e2e import explain, make_run, read_aggregate, reports_by_run_id, write_json
+from _cli import assay as run_assay
+from _cli import explain
 
 PLUGIN_MODULE = '''\
 """A scorer from outside assay: one module and an entry point."""
@@ -87,21 +89,8 @@ def install_plugin(root: Path) -> Path:
 
 
 def assay(site: Path | None, *args: Any) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "2000", "NO_COLOR": "1"}
-    env.pop("PYTHONPATH", None)
-    if site is not None:
-        env["PYTHONPATH"] = str(site)
-    script = Path(sys.executable).parent / "assay"
-    if not script.exists():
-        pytest.skip(f"console script 'assay' is not installed next to {sys.executable}")
-    return subprocess.run(
-        [str(script), *(str(a) for a in args)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    """The command with the plugin's site directory as the only PYTHONPATH (None: without)."""
+    return run_assay(*args, env={"PYTHONPATH": None if site is None else str(site)})
 
 
 @pytest.fixture

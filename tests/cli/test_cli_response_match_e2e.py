@@ -8,15 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from test_cli_evaluate_e2e import read_aggregate, reports_by_run_id, write_json, write_jsonl
 
-from test_cli_evaluate_e2e import (
-    cli,
-    explain,
-    read_aggregate,
-    reports_by_run_id,
-    write_json,
-    write_jsonl,
-)
+from _cli import assay, explain
 
 
 def _turn(text: str, turn: int | None = None) -> dict[str, object]:
@@ -71,7 +65,7 @@ def test_rouge_response_match_scores_single_and_multi_turn_runs(tmp_path: Path) 
         ],
     )  # fmt: skip
     reports = tmp_path / "reports"
-    proc = cli(
+    proc = assay(
         "evaluate", "--trajectories", runs, "--scenarios", scenarios, "--reports-dir", reports,
         "--scorer", "response_match", "-S", "response_match.mode=rouge",
     )  # fmt: skip

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from test_cli_evaluate_e2e import (
     evaluate,
-    explain,
     make_run,
     read_aggregate,
     reports_by_run_id,
     scenario_folder,
     write_json,
 )
+
+from _cli import explain
 
 
 def _inputs(tmp_path: Path, size: int) -> tuple[Path, Path]:
