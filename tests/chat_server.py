@@ -1,8 +1,10 @@
 """A real chat-completions server on 127.0.0.1 with replies each test programs.
 
 Model clients are tested against it over a socket, exactly as they talk to OpenAI, vLLM or a
-LiteLLM proxy. The `chat_server` fixture (tests/conftest.py) starts one per test on a free port
-and stops it afterwards; `ChatServer` can also be used on its own as a context manager.
+LiteLLM proxy. The `chat_server` fixture (tests/conftest.py) starts one for the test session on
+a free port and `reset()`s it before each test, so every test starts from a server that has
+seen nothing and has nothing programmed; `ChatServer` can also be used on its own as a context
+manager.
 
 Which reply a request gets, in this order:
 
@@ -195,7 +197,8 @@ class ChatServer:
     """
 
     def __init__(self, default: Reply | None = None) -> None:
-        self.default: Reply = default or Reply.ok()
+        self._first_default = default or Reply.ok()
+        self.default: Reply = self._first_default
         self.handler: Callable[[RecordedRequest], Reply] | None = None
         self.errors: list[BaseException] = []
         self._lock = threading.Lock()
@@ -207,6 +210,7 @@ class ChatServer:
         self._peak = 0
         self._peak_by_model: dict[str | None, int] = {}
         self._stopping = threading.Event()
+        self._generation = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -234,6 +238,25 @@ class ChatServer:
         httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+    def reset(self) -> None:
+        """Back to the state of a server just started: no queue, no handler, the first
+        default reply, nothing recorded. A delayed reply still waiting from before is cut
+        short, and requests still in flight from before no longer count."""
+        with self._lock:
+            self._stopping.set()
+            self._stopping = threading.Event()
+            self._generation += 1
+            self.default = self._first_default
+            self.handler = None
+            self.errors = []
+            self._queue.clear()
+            self._requests = []
+            self._replies = []
+            self._in_flight = {}
+            self._total_in_flight = 0
+            self._peak = 0
+            self._peak_by_model = {}
 
     def __enter__(self) -> Self:
         return self.start()
@@ -291,8 +314,11 @@ class ChatServer:
 
     # -- used by the request handler -------------------------------------------------------
 
-    def _arrived(self, request: RecordedRequest) -> Reply:
+    def _arrived(self, request: RecordedRequest) -> tuple[Reply, int, threading.Event]:
+        """The reply to `request`, with the generation it arrived in and the event that cuts
+        its delay short."""
         with self._lock:
+            generation, stopping = self._generation, self._stopping
             self._requests.append(request)
             model = request.model
             self._total_in_flight += 1
@@ -316,11 +342,14 @@ class ChatServer:
         else:
             reply = self.default
         with self._lock:
-            self._replies.append(SentReply(reply.status, request.path, reply.delay))
-        return reply
+            if generation == self._generation:
+                self._replies.append(SentReply(reply.status, request.path, reply.delay))
+        return reply, generation, stopping
 
-    def _done(self, request: RecordedRequest) -> None:
+    def _done(self, request: RecordedRequest, generation: int) -> None:
         with self._lock:
+            if generation != self._generation:
+                return
             self._total_in_flight -= 1
             self._in_flight[request.model] -= 1
 
@@ -365,9 +394,9 @@ def _make_handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 body=body,
                 received_at=time.monotonic(),
             )
-            reply = server._arrived(request)
+            reply, generation, stopping = server._arrived(request)
             try:
-                if reply.delay > 0 and server._stopping.wait(reply.delay):
+                if reply.delay > 0 and stopping.wait(reply.delay):
                     self.close_connection = True
                     return
                 self.send_response(reply.status)
@@ -381,6 +410,6 @@ def _make_handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             except OSError:
                 self.close_connection = True
             finally:
-                server._done(request)
+                server._done(request, generation)
 
     return Handler

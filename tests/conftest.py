@@ -4,7 +4,8 @@ Hypothesis' timing checks are turned off: these machines are noisy, and a slow e
 wrong one. Property tests still run their full example counts.
 
 `chat_server` is a real chat-completions server on 127.0.0.1 with replies each test programs
-(tests/chat_server.py), for testing model clients and judges over a socket.
+(tests/chat_server.py), for testing model clients and judges over a socket: one for the whole
+session, reset before each test that asks for it.
 """
 
 from collections.abc import Iterator
@@ -23,9 +24,16 @@ settings.register_profile(
 settings.load_profile("assay")
 
 
+@pytest.fixture(scope="session")
+def _session_chat_server() -> Iterator[ChatServer]:
+    with ChatServer() as server:
+        yield server
+
+
 @pytest.fixture
-def chat_server() -> Iterator[ChatServer]:
-    """A chat-completions server on 127.0.0.1 for this test (see tests/chat_server.py).
+def chat_server(_session_chat_server: ChatServer) -> ChatServer:
+    """The session's chat-completions server on 127.0.0.1 (see tests/chat_server.py), reset
+    for this test: nothing queued or recorded, no handler, the default reply.
 
     Example::
 
@@ -37,8 +45,8 @@ def chat_server() -> Iterator[ChatServer]:
             ...
             assert [r.status for r in chat_server.replies] == [500, 200]
     """
-    with ChatServer() as server:
-        yield server
+    _session_chat_server.reset()
+    return _session_chat_server
 
 
 @pytest.fixture(autouse=True)
