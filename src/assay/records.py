@@ -440,6 +440,10 @@ class Case:
     expected_tools: list[str] | None = None
     """Tool names the run must call (order and arguments not checked)."""
 
+    expected_nodes: list[str] | None = None
+    """The graph nodes the run must enter, in order (an eval case's node steps, a scenario's
+    `expected_nodes`), as `node_order` checks them."""
+
     expected_trajectory: Any = None
     """The expected steps, in any form `assay.check_trajectory` accepts (tool names, calls,
     one nested list per step of parallel calls, messages)."""

@@ -153,7 +153,7 @@ def test_evaluate_reads_an_eval_set_as_ground_truth(tmp_path: Path) -> None:
         ("hi", "hello"), ("bye", "goodbye")]
     assert multi.sensitive_tool == "wave" and multi.expected_tools == ["wave"]
     assert single.expected_answer == {"a": 1}
-    assert single.expected_trajectory == ["t"] and single.metadata["expected_nodes"] == ["N"]
+    assert single.expected_trajectory == ["t"] and single.expected_nodes == ["N"]
 
 
 def test_config_files_round_trip_and_bad_ones_name_the_field(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from assay.cli.main import main
-from assay.formats.evalset import case_of
+from assay.formats.scenarios import case_of
 from assay.records import Trajectory
 from assay.run.agents import as_agent
 from assay.run.capture import TrajectoryCollector, capturing

@@ -1,4 +1,4 @@
-"""`node_order`: the run's node visits against `metadata["expected_nodes"]` under each match
+"""`node_order`: the run's node visits against `expected_nodes` under each match
 type, malformed expectations as errors, and a run without node visits said, never scored 0."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def run_of(*nodes: str | None) -> Trajectory:
 
 
 def score(expected: Any, run: Trajectory, **options: Any) -> Score:
-    case = Case(id="c", metadata={"expected_nodes": expected})
+    case = Case(id="c", expected_nodes=expected)
     return create_scorer("node_order", **options)(case, run)
 
 
@@ -86,8 +86,8 @@ def test_a_run_without_node_visits_is_unscored_and_says_the_capture_is_not_wired
 
 
 def test_a_case_without_expected_nodes_is_not_applicable() -> None:
-    for case in (Case(id="c"), Case(id="c", metadata={"expected_nodes": None}),
-                 Case(id="c", metadata={"expected_nodes": []})):  # fmt: skip
+    for case in (Case(id="c"), Case(id="c", expected_nodes=None),
+                 Case(id="c", expected_nodes=[])):  # fmt: skip
         result = create_scorer("node_order")(case, ROUTED)
         assert result.details["reason"] == "not_applicable" and result.does_not_apply()
 
@@ -104,8 +104,16 @@ def test_a_case_without_expected_nodes_is_not_applicable() -> None:
 def test_a_malformed_expectation_is_an_error_with_its_reason(value: Any, said: str) -> None:
     result = score(value, ROUTED)
     assert result.status is ScoreStatus.ERROR
-    assert result.details == {"reason": "bad_expectation", "field": "metadata.expected_nodes"}
+    assert result.details == {"reason": "bad_expectation", "field": "expected_nodes"}
     assert said in result.rationale
+
+
+def test_a_malformed_scenario_field_is_the_checks_error_and_a_read_problem() -> None:
+    case, problems = case_from_object({"id": "s", "expected_nodes": ["ROUTER", 3]}, "s.json")
+    assert case is not None and case.expected_nodes is None
+    assert [p.reason.split(":")[0] for p in problems] == ["expected_nodes[1]"]
+    result = create_scorer("node_order")(case, ROUTED)
+    assert result.status is ScoreStatus.ERROR and result.details["field"] == "expected_nodes"
 
 
 def test_a_scenario_field_lands_where_the_scorer_reads_it() -> None:

@@ -106,7 +106,7 @@ def test_the_trajectory_spec_records_the_threshold() -> None:
 
 
 def test_node_order_with_its_defaults_checks_the_nodes_in_order() -> None:
-    case = Case(id="c", metadata={"expected_nodes": ["MAIN", "ANSWER"]})
+    case = Case(id="c", expected_nodes=["MAIN", "ANSWER"])
     assert create_scorer("node_order")(case, RUN).passed is True
 
 

@@ -38,6 +38,7 @@ EXPECTATION_FIELDS = TRAJECTORY_FIELDS | {
     "approval",
     "expected_subagent",
     "expected_tool_graph",
+    "expected_nodes",
     "rubrics",
 }
 """The fields of what a scenario expects of a run (`assay.schema.scenario`'s expectations),
@@ -110,6 +111,7 @@ def apply_fields(
     case.expected_tools = found.expected_tools
     case.expected_trajectory = found.expected_trajectory
     case.expected_turns = found.expected_turns
+    case.expected_nodes = found.expected_nodes
     case.trajectory_mode = found.trajectory_mode
     case.trajectory_args = found.trajectory_args
     case.trajectory_overrides = found.trajectory_overrides

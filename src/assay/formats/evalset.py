@@ -1,23 +1,12 @@
-"""Eval-set files as ground truth: each `EvalCase` read into the `Case` every scorer reads.
-
-The same conversion serves both halves: `assay run` scores a live run against the case it
-ran, and `assay evaluate --scenarios evalset.jsonl` scores the runs `assay run` saved (its
-`runs.jsonl`) against the same cases, with the same result.
-
-A case becomes a scenario object (`eval_id` the id, the first user message the question, the
-last turn's expected response the expected answer, the tool steps of `expected_trajectory`
-the expected calls, the catalog's fields as written) read by the scenario reader, so its
-fields are checked as a scenario's are; then the turns, and the expected node sequence
-(`metadata["expected_nodes"]`, which `node_order` reads), are put on it.
+"""Eval-set files in assay's shape: JSON (a case, a list of cases, `{"cases": [...]}`) or JSON
+Lines, read into `EvalCase`s, each malformed case a problem naming its line and field. The
+`Case` a scorer reads of an eval case is `assay.formats.scenarios.case_of`'s.
 
 Example:
-    >>> from assay.schema.evalset import EvalCase
-    >>> case, problems = case_of(EvalCase(eval_id="m1", turns=[("Hi", "Hello"), ("Bye", "Bye!")],
-    ...                                   expected_tools=["search"]))
-    >>> case.id, case.question, case.expected_answer, [t.question for t in case.turns]
-    ('m1', 'Hi', 'Bye!', ['Hi', 'Bye'])
-    >>> problems
-    []
+    >>> eval_case({"eval_id": "a", "user_query": "?"}, "x.jsonl:1").eval_id
+    'a'
+    >>> eval_case({"eval_id": "a"}, "x.jsonl:2").reason
+    'case: a case needs `user_query` or `turns`'
 """
 
 from __future__ import annotations
@@ -28,58 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from assay._jsonable import json_type, json_type_phrase
 from assay.formats._common import ReadProblem, jsonl_lines, parse_json, read_bytes
-from assay.records import Case, CaseTurn, StepType
 
 if TYPE_CHECKING:
     from assay.schema.evalset import EvalCase
 
-__all__ = ["case_of", "eval_case", "is_eval_case", "read_eval_cases"]
+__all__ = ["eval_case", "is_eval_case", "read_eval_cases"]
 
 
 def is_eval_case(value: Any) -> bool:
     """Whether a scenario file's object is an eval case (it has an `eval_id`, no `id`)."""
     return isinstance(value, dict) and "eval_id" in value and "id" not in value
-
-
-def case_of(case: EvalCase, source: str = "eval set") -> tuple[Case, list[ReadProblem]]:
-    """The `Case` of an eval case, and the problems of its fields (a field with a problem is
-    left out of the case, and the scorers that need it say so)."""
-    from assay.formats.scenarios import case_from_object
-
-    users = case.user_messages()
-    expected = case.expected_responses()
-    steps = case.expected_trajectory or []
-    calls = [step.call for step in steps if step.type is StepType.TOOL and step.call is not None]
-    nodes = [step.name for step in steps if step.type is StepType.NODE]
-    scenario: dict[str, Any] = {
-        **case.extra_fields(),
-        "id": case.eval_id,
-        "text": users[0],
-        "expected_answer": expected[-1],
-    }
-    if case.expected_tools is not None:
-        scenario["expected_tools"] = case.expected_tools
-    if calls:
-        scenario["expected_trajectory"] = [
-            {"name": call.name, "args": call.args} if call.args is not None else call.name
-            for call in calls
-        ]
-    if case.rubrics is not None:
-        scenario["rubrics"] = [
-            {"rubric_id": r.rubric_id, "content": r.content, "weight": r.weight}
-            for r in case.rubrics
-        ]
-    built, problems = case_from_object(scenario, source)
-    if built is None:  # the id was checked by the model; a reader bug, not the user's
-        raise ValueError(f"eval case {case.eval_id!r} could not be read as a scenario")
-    built.metadata.pop("eval_id", None)
-    built.metadata.update(case.metadata)
-    if nodes:
-        built.metadata["expected_nodes"] = nodes
-    if case.turns is not None:
-        built.turns = [CaseTurn(user, answer) for user, answer in case.turns]
-        built.conversation = list(users)
-    return built, problems
 
 
 def read_eval_cases(path: str | Path) -> Iterator[EvalCase | ReadProblem]:

@@ -37,7 +37,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from assay._jsonable import json_type
 from assay._text import escape_surrogates, path_text
@@ -55,10 +55,13 @@ from assay.formats._scenario_fields import EXPECTATION_FIELDS, RULES_FIELD, Wher
 from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
 from assay.formats._turns import TURNS_DIR, read_turns
 from assay.formats.adk import load_adk_cases
-from assay.formats.evalset import case_of, eval_case, is_eval_case
+from assay.formats.evalset import eval_case, is_eval_case
 from assay.formats.ids import scenario_key
-from assay.records import Case, CaseTurn
+from assay.records import Case, CaseTurn, StepType
 from assay.schema.answer_rules import AnswerRules, RulesError, parse_rules
+
+if TYPE_CHECKING:
+    from assay.schema.evalset import EvalCase
 
 __all__ = ["ScenarioIndex", "case_from_object", "index_scenarios", "load_scenarios"]
 
@@ -337,6 +340,64 @@ def case_from_object(obj: Any, source: str = "scenario") -> tuple[Case | None, l
         else:
             problems.append(item)
     return case, problems
+
+
+def case_of(case: EvalCase, source: str = "eval set") -> tuple[Case, list[ReadProblem]]:
+    """The `Case` of an eval case, and the problems of its fields (a field with a problem is
+    left out of the case, and the scorers that need it say so).
+
+    `assay run` scores a live run against this case, and `assay evaluate --scenarios
+    evalset.jsonl` (or `assay rescore`) scores the runs it saved against the same one. The
+    case's fields are checked as a scenario object's are (`eval_id` the id, the first user
+    message the question, the last turn's expected response the expected answer, the tool and
+    node steps of `expected_trajectory` the expected calls and nodes, the catalog's fields as
+    written); the turns are put on it.
+
+    Example:
+        >>> from assay.schema.evalset import EvalCase
+        >>> case, problems = case_of(EvalCase(
+        ...     eval_id="m1", turns=[("Hi", "Hello"), ("Bye", "Bye!")], expected_tools=["s"]))
+        >>> case.id, case.question, case.expected_answer, [t.question for t in case.turns]
+        ('m1', 'Hi', 'Bye!', ['Hi', 'Bye'])
+        >>> problems
+        []
+    """
+
+    users = case.user_messages()
+    expected = case.expected_responses()
+    steps = case.expected_trajectory or []
+    calls = [step.call for step in steps if step.type is StepType.TOOL and step.call is not None]
+    nodes = [step.name for step in steps if step.type is StepType.NODE]
+    scenario: dict[str, Any] = {
+        **case.extra_fields(),
+        "id": case.eval_id,
+        "text": users[0],
+        "expected_answer": expected[-1],
+    }
+    if case.expected_tools is not None:
+        scenario["expected_tools"] = case.expected_tools
+    if calls:
+        scenario["expected_trajectory"] = [
+            {"name": call.name, "args": call.args} if call.args is not None else call.name
+            for call in calls
+        ]
+    if nodes:
+        scenario["expected_nodes"] = nodes
+    if case.rubrics is not None:
+        scenario["rubrics"] = [
+            {"rubric_id": r.rubric_id, "content": r.content, "weight": r.weight}
+            for r in case.rubrics
+        ]
+    built, problems = case_from_object(scenario, source)
+    if built is None:  # the id was checked by the model; a reader bug, not the user's
+        raise ValueError(f"eval case {case.eval_id!r} could not be read as a scenario")
+    built.metadata.pop("eval_id", None)
+    built.metadata.update(case.metadata)
+    if case.turns is not None:
+        built.turns = [CaseTurn(user, answer) for user, answer in case.turns]
+        built.conversation = list(users)
+    return built, problems
+
 
 
 # --- paths ---------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.formats.evalset import case_of
+from assay.formats.scenarios import case_of
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
 from assay.run.agents import Agent, as_agent

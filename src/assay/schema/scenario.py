@@ -196,6 +196,10 @@ class _Expectations(_Model):
     expected_turns: list[list[Any]] | None = None
     """The expected calls turn by turn: a list of calls per conversation turn."""
 
+    expected_nodes: list[Name] | None = None
+    """The graph nodes the run must enter, in order (`node_order`, and `trajectory` beside the
+    expected calls)."""
+
     trajectory_mode: str | None = None
     """Match mode of the trajectory check (`strict`, ... or `EXACT`, `IN_ORDER`, `ANY_ORDER`)."""
 

@@ -1,6 +1,6 @@
 """`node_order`: the run entered the graph nodes the case expects, in the expected order.
 
-The expected nodes are the case's `metadata["expected_nodes"]` (a list of node names). The
+The expected nodes are the case's `expected_nodes` (a list of node names). The
 run's nodes are the `node` of its steps in order, a node that stays active over several
 steps counted once (consecutive repeats collapsed; steps without a node skipped); the expected
 list is read the same way, since a repeat the run cannot show could never be matched.
@@ -20,7 +20,7 @@ scored 0: it almost always means the capture of node visits is not wired into th
 
 Example:
     >>> from assay.records import Case, Step, Trajectory
-    >>> case = Case(id="c1", metadata={"expected_nodes": ["ROUTER", "RESEARCH", "ANSWER"]})
+    >>> case = Case(id="c1", expected_nodes=["ROUTER", "RESEARCH", "ANSWER"])
     >>> run = Trajectory(steps=[Step(0, node="ROUTER"), Step(1, node="RESEARCH"),
     ...                         Step(2, node="RESEARCH"), Step(3, node="TOOLS"),
     ...                         Step(4, node="ANSWER")])
@@ -44,7 +44,7 @@ __all__ = ["node_order", "node_sequence"]
 
 NAME = "node_order"
 
-FIELD = "metadata.expected_nodes"
+FIELD = "expected_nodes"
 """Where a case holds its expected nodes, as problems and rationales name it."""
 
 NO_NODES = "no_nodes"
@@ -64,7 +64,7 @@ def node_order(*, mode: str = "IN_ORDER", threshold: float = 1.0) -> Scorer:
 
     Example:
         >>> from assay.records import Case, Step, Trajectory
-        >>> case = Case(id="c1", metadata={"expected_nodes": ["A", "B"]})
+        >>> case = Case(id="c1", expected_nodes=["A", "B"])
         >>> score = node_order(mode="any_order")(case, Trajectory(steps=[Step(0, node="B")]))
         >>> score.value, score.passed, score.rationale
         (0.5, False, 'visited 1 of 2 expected nodes (ANY_ORDER); missing: A')
@@ -79,9 +79,9 @@ def node_order(*, mode: str = "IN_ORDER", threshold: float = 1.0) -> Scorer:
         reason = case.problem(FIELD)
         if reason is not None:
             return bad_expectation(NAME, FIELD, reason)
-        if "expected_nodes" not in case.metadata or case.metadata["expected_nodes"] is None:
+        wanted = case.expected_nodes
+        if wanted is None:
             return not_applicable(NAME, "case expects no node order")
-        wanted = case.metadata["expected_nodes"]
         if not isinstance(wanted, list) or not all(
             isinstance(node, str) and node.strip() for node in wanted
         ):

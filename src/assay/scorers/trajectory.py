@@ -205,7 +205,7 @@ def trajectory(
 
     def with_nodes(case: Case, run: Trajectory) -> Score:
         tools = score(case, run)
-        if not case.metadata.get("expected_nodes"):
+        if not case.expected_nodes:
             return tools
         # The node steps of an expectation are checked in the case's match type (IN_ORDER
         # under assay's own modes, which order tool calls only), and the verdicts combined.
