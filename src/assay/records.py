@@ -19,13 +19,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from assay._jsonable import MISSING, contains, nested_deeper_than, same
 from assay.limits import MAX_DEPTH
-from assay.schema.answer_rules import AnswerRules
+
+if TYPE_CHECKING:  # a case holds the rules checked; the records never build them
+    from assay.schema.answer_rules import AnswerRules
 
 
 @dataclass(slots=True)

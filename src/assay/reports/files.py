@@ -14,7 +14,11 @@ import itertools
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from assay._text import escape_surrogates
 
@@ -242,3 +246,51 @@ def open_for_writing(path: str, *, append: bool = False) -> int:
         os.close(descriptor)
         raise OSError(errno.EINVAL, "not a regular file, refusing to write it", path)
     return descriptor
+
+
+def whole_object_lines(data: bytes) -> Iterator[tuple[dict[str, Any], bytes]]:
+    """Each line of `data` that is a whole JSON object, with its raw bytes (newline kept); a
+    last line without its newline (cut short by a kill) and lines that are not objects are
+    left out.
+
+    Example:
+        >>> [value for value, _ in whole_object_lines(b'{"a": 1}\\n[2]\\n{"b": 3}\\n{"c"')]
+        [{'a': 1}, {'b': 3}]
+    """
+    for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            yield value, raw
+
+
+def read_regular(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file at `path`, never through a symbolic link.
+
+    Raises:
+        OSError: `path` is missing, unreadable, a link, not a regular file (a FIFO would
+            block the read forever: it is refused instead), or larger than `max_bytes`.
+
+    Example:
+        >>> read_regular("/dev/null")
+        Traceback (most recent call last):
+        ...
+        OSError: [Errno 22] not a regular file: '/dev/null'
+    """
+    # O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if max_bytes is not None and status.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", os.fspath(path))
+        chunks = []
+        while chunk := os.read(descriptor, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(descriptor)
+    return b"".join(chunks)

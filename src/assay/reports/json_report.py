@@ -19,7 +19,9 @@ from assay.reports.files import (
     ReportNames,
     inside,
     open_for_writing,
+    read_regular,
     remove_temporaries,
+    whole_object_lines,
     write_atomic,
     write_lines,
 )
@@ -147,8 +149,6 @@ class ReportWriter:
     def _kept_lines(self, path: str) -> bytes:
         """The whole lines of an earlier results.jsonl whose reports exist, remembered in
         `kept` with their report names reserved; a line cut short by a kill is dropped."""
-        from assay.reports.read import read_regular, whole_object_lines
-
         try:
             data = read_regular(path)
         except FileNotFoundError:

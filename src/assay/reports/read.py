@@ -19,10 +19,8 @@ Example:
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type_phrase
+from assay.reports.files import read_regular, whole_object_lines
 from assay.reports.json_report import RESULTS_FILE
 from assay.results import CaseResult, OpsMetrics, Score, ScoreStatus
 
@@ -212,51 +211,3 @@ def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"not a string: {value!r}")
     return value
-
-
-def whole_object_lines(data: bytes) -> Iterator[tuple[dict[str, Any], bytes]]:
-    """Each line of `data` that is a whole JSON object, with its raw bytes (newline kept); a
-    last line without its newline (cut short by a kill) and lines that are not objects are
-    left out.
-
-    Example:
-        >>> [value for value, _ in whole_object_lines(b'{"a": 1}\\n[2]\\n{"b": 3}\\n{"c"')]
-        [{'a': 1}, {'b': 3}]
-    """
-    for raw in data[: data.rfind(b"\n") + 1].splitlines(keepends=True):
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            yield value, raw
-
-
-def read_regular(path: str | Path, max_bytes: int | None = None) -> bytes:
-    """The bytes of the regular file at `path`, never through a symbolic link.
-
-    Raises:
-        OSError: `path` is missing, unreadable, a link, not a regular file (a FIFO would
-            block the read forever: it is refused instead), or larger than `max_bytes`.
-
-    Example:
-        >>> read_regular("/dev/null")
-        Traceback (most recent call last):
-        ...
-        OSError: [Errno 22] not a regular file: '/dev/null'
-    """
-    # O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(path, flags)
-    try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        if max_bytes is not None and status.st_size > max_bytes:
-            raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", os.fspath(path))
-        chunks = []
-        while chunk := os.read(descriptor, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(descriptor)
-    return b"".join(chunks)

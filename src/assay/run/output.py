@@ -26,8 +26,16 @@ import orjson
 
 from assay.formats.assay_jsonl import trajectory_to_line
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
-from assay.reports.files import inside, open_for_writing, write_atomic, write_temporary
+from assay.reports.files import (
+    inside,
+    open_for_writing,
+    read_regular,
+    whole_object_lines,
+    write_atomic,
+    write_temporary,
+)
 from assay.reports.json_report import CONFIG_FILE, ReportWriter, render, write_config
+from assay.reports.read import result_of_line as parse_result
 from assay.results import CaseResult, RunSummary
 from assay.run.engine import Unit, UnitOutcome
 from assay.run.report import live_figures
@@ -129,8 +137,6 @@ class LiveReports:
         path = inside(self._writer.directory, RUNS_FILE)
         kept = b""
         if self.resume and os.path.lexists(path):
-            from assay.reports.read import read_regular, whole_object_lines
-
             data = read_regular(path)
             kept = b"".join(
                 raw for value, raw in whole_object_lines(data) if value.get("run_id") in self.lines
@@ -205,8 +211,6 @@ def _check_same_settings(directory: Path, settings: Mapping[str, Any]) -> None:
     Raises:
         ResumeRefusedError: the directory's runs were checked otherwise.
     """
-    from assay.reports.read import read_regular
-
     try:
         before = orjson.loads(read_regular(inside(directory, SETTINGS_FILE)))
     except (OSError, orjson.JSONDecodeError):
@@ -221,8 +225,6 @@ def _check_same_settings(directory: Path, settings: Mapping[str, Any]) -> None:
 def _changed_cases(directory: Path, cases: Sequence[EvalCase]) -> set[str]:
     """Ids of the cases that read otherwise than in the `evalset.jsonl` an earlier evaluation
     wrote into `directory` (their runs are made again on resume); none when there is none."""
-    from assay.reports.read import read_regular, whole_object_lines
-
     try:
         data = read_regular(inside(directory, EVALSET_FILE))
     except OSError:
@@ -245,9 +247,8 @@ def _case_line(case: EvalCase) -> bytes:
 def result_of_line(line: Mapping[str, Any]) -> CaseResult | None:
     """The result a `results.jsonl` line records, or None for a line assay did not write
     (`assay.reports.read.result_of_line`)."""
-    from assay.reports.read import result_of_line as parse
 
     try:
-        return parse(line)
+        return parse_result(line)
     except ValueError:
         return None
