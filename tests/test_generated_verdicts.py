@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from assay.pipeline import EvaluateOptions, evaluate
+from assay.offline import EvaluateOptions, evaluate
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

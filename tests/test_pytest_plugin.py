@@ -220,7 +220,7 @@ def test_the_plugin_is_registered_by_its_entry_point(pytester: pytest.Pytester) 
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     code = (
         "import sys, assay.testing; print(sorted(m for m in sys.modules if m.startswith(("
-        "'assay.reports', 'assay.formats', 'assay.pipeline', 'assay.results', 'pydantic', "
+        "'assay.reports', 'assay.formats', 'assay.offline', 'assay.results', 'pydantic', "
         "'rich', 'orjson', 'httpx'))))"
     )
     proc = subprocess.run(

@@ -20,10 +20,10 @@ from assay.evaluation import (
     MatchType,
     TrajectoryStep,
 )
-from assay.pipeline import RescoreError, evaluate, rescore_options
+from assay.live.capture import current_collector
+from assay.offline import RescoreError, evaluate, rescore_options
 from assay.records import Case, Trajectory
 from assay.results import ErrorKind, Score, ScoreStatus
-from assay.run.capture import current_collector
 from assay.schema.evalconfig import DEFAULT_JUDGE_MODEL
 from assay.scorers.registry import UnknownScorerError
 from assay.scoring import Criterion, Scoring

@@ -18,7 +18,7 @@ import asyncio
 import re
 from typing import Any
 
-from assay.run.capture import tool
+from assay.live.capture import tool
 
 WEATHER = {
     "paris": "sunny, 21°C",

@@ -21,14 +21,14 @@ from assay._lazy import lazy_exports
 if TYPE_CHECKING:
     from assay.answers import compare_values, parse_answer, parse_gold
     from assay.exit_codes import ExitCode
-    from assay.pipeline import EvaluateOptions, evaluate, evaluate_async
+    from assay.live.api import AgentEvaluator
+    from assay.live.capture import TrajectoryCollector, tool
+    from assay.live.criteria import CriterionConfig, EvalConfig
+    from assay.live.evalset import EvalSet
+    from assay.live.views import EvalReport
+    from assay.offline import EvaluateOptions, evaluate, evaluate_async
     from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
     from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
-    from assay.run.capture import TrajectoryCollector, tool
-    from assay.run.criteria import CriterionConfig, EvalConfig
-    from assay.run.evalset import EvalSet
-    from assay.run.evaluator import AgentEvaluator
-    from assay.run.report import EvalReport
     from assay.schema.evalset import EvalCase
     from assay.scorers.registry import (
         Scorer,
@@ -64,9 +64,9 @@ _EXPORTS = {
     "compare_values": "assay.answers",
     "parse_answer": "assay.answers",
     "parse_gold": "assay.answers",
-    "EvaluateOptions": "assay.pipeline",
-    "evaluate": "assay.pipeline",
-    "evaluate_async": "assay.pipeline",
+    "EvaluateOptions": "assay.offline",
+    "evaluate": "assay.offline",
+    "evaluate_async": "assay.offline",
     "ExitCode": "assay.exit_codes",
     "MatchType": "assay.trajectory",
     "StepType": "assay.trajectory",
@@ -75,14 +75,14 @@ _EXPORTS = {
     "TrajectoryStep": "assay.trajectory",
     "check_trajectory": "assay.trajectory",
     # The live evaluation's common names (all of them: `assay.evaluation`).
-    "AgentEvaluator": "assay.run.evaluator",
-    "CriterionConfig": "assay.run.criteria",
+    "AgentEvaluator": "assay.live.api",
+    "CriterionConfig": "assay.live.criteria",
     "EvalCase": "assay.schema.evalset",
-    "EvalConfig": "assay.run.criteria",
-    "EvalReport": "assay.run.report",
-    "EvalSet": "assay.run.evalset",
-    "TrajectoryCollector": "assay.run.capture",
-    "tool": "assay.run.capture",
+    "EvalConfig": "assay.live.criteria",
+    "EvalReport": "assay.live.views",
+    "EvalSet": "assay.live.evalset",
+    "TrajectoryCollector": "assay.live.capture",
+    "tool": "assay.live.capture",
 }
 
 __all__ = [

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from _cli import assay
-from assay import pipeline
+from assay.offline import pipeline
 from assay.cli.main import main
 from track1_files import track1_file
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.main import main
-from assay.pipeline import EvaluateOptions, evaluate
+from assay.offline import EvaluateOptions, evaluate
 from assay.reports.load import ReportsError, load_reports
 from assay.schema import SCHEMA_VERSION
 

@@ -10,7 +10,7 @@ import pytest
 
 from assay.cli import schema as schema_command
 from assay.cli.main import main
-from assay.pipeline import EvaluateOptions, evaluate
+from assay.offline import EvaluateOptions, evaluate
 from assay.schema import SCHEMA_VERSION, json_schema, schema_names
 from assay.schema.report import Aggregate
 from report_schema import check_reports_dir

@@ -23,8 +23,8 @@ from assay.evaluation import (
     TrajectoryStep,
     tool,
 )
+from assay.live.runner import Engine, RunSettings, units_of
 from assay.models.types import ModelHTTPError
-from assay.run.engine import Engine, RunSettings, units_of
 
 
 @tool
@@ -298,7 +298,7 @@ def test_weights_shape_the_overall_score() -> None:
 
 
 def test_node_steps_of_the_trajectory_are_checked_in_order() -> None:
-    from assay.run.capture import current_collector
+    from assay.live.capture import current_collector
 
     async def agent(messages: list[dict[str, Any]]) -> str:
         collector = current_collector()

@@ -16,9 +16,9 @@ import pytest
 
 from assay.cli.main import main
 from assay.formats.scenarios import case_of
+from assay.live.agents import as_agent
+from assay.live.capture import TrajectoryCollector, capturing
 from assay.records import Trajectory
-from assay.run.agents import as_agent
-from assay.run.capture import TrajectoryCollector, capturing
 from assay.schema.evalset import EvalCase
 from assay.scorers.registry import create_scorer
 

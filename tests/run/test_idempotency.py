@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from assay.live.agents import Agent, as_agent
+from assay.live.capture import TrajectoryCollector, capturing, tool
+from assay.live.checks.idempotency import check_idempotency
 from assay.results import Score, ScoreStatus
-from assay.run.agents import Agent, as_agent
-from assay.run.capture import TrajectoryCollector, capturing, tool
-from assay.run.idempotency import check_idempotency
 
 ORDER = [{"role": "user", "content": "Pay invoice 7"}]
 

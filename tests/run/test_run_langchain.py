@@ -1,5 +1,6 @@
-"""Tests for `assay.run.langchain`: real LangGraph graphs on scripted chat models, captured by
-the callback handler and driven by `RunnableAgent`."""
+"""Tests for `assay.live.agents.langchain` and `assay.live.capture.langchain`: real LangGraph
+graphs on scripted chat models, captured by the callback handler and driven by
+`RunnableAgent`."""
 
 from __future__ import annotations
 
@@ -22,15 +23,11 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from typing_extensions import TypedDict
 
 from assay.evaluation import AgentEvaluator, EvalCase, EvalSet
+from assay.live.agents import AgentReply, AgentReplyError, as_agent
+from assay.live.agents.langchain import GraphInputError, RunnableAgent
+from assay.live.capture import TrajectoryCollector, capturing
+from assay.live.capture.langchain import TrajectoryCallbackHandler, make_trajectory_callback
 from assay.records import Usage
-from assay.run.agents import AgentReply, AgentReplyError, as_agent
-from assay.run.capture import TrajectoryCollector, capturing
-from assay.run.langchain import (
-    GraphInputError,
-    RunnableAgent,
-    TrajectoryCallbackHandler,
-    make_trajectory_callback,
-)
 from assay.trajectory.spec import StepType
 
 
@@ -543,7 +540,7 @@ def test_as_agent_runs_a_compiled_graph_through_this_adapter() -> None:
 
 
 def test_the_agent_protocol_imports_no_langchain() -> None:
-    code = "import sys, assay.run.agents; print(any(m.startswith('lang') for m in sys.modules))"
+    code = "import sys, assay.live.agents; print(any(m.startswith('lang') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

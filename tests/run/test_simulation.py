@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from assay.models import OpenAICompatibleClient
-from assay.results import Score, ScoreStatus
-from assay.run.agents import Agent, as_agent
-from assay.run.capture import TrajectoryCollector, capturing, tool
-from assay.run.simulation import (
+from assay.live.agents import Agent, as_agent
+from assay.live.agents.tool_agent import ToolAgent
+from assay.live.capture import TrajectoryCollector, capturing, tool
+from assay.live.checks.simulation import (
     DEFAULT_GOAL,
     SimulationOutcome,
     SimulationSpec,
@@ -23,7 +22,8 @@ from assay.run.simulation import (
     run_simulation,
     simulate,
 )
-from assay.run.tool_agent import ToolAgent
+from assay.models import OpenAICompatibleClient
+from assay.results import Score, ScoreStatus
 from chat_server import ChatServer, RecordedRequest, Reply
 from tool_replies import tool_call_reply
 

@@ -11,11 +11,11 @@ from typing import Any, Literal
 
 import pytest
 
+from assay.live.agents import Agent, AgentReply, as_agent
+from assay.live.agents.tool_agent import MAX_STEPS_REACHED, ToolAgent
+from assay.live.capture import TrajectoryCollector, capturing, tool
 from assay.models import ModelHTTPError, ModelRateLimited, OpenAICompatibleClient
 from assay.records import ToolCall, Usage
-from assay.run.agents import Agent, AgentReply, as_agent
-from assay.run.capture import TrajectoryCollector, capturing, tool
-from assay.run.tool_agent import MAX_STEPS_REACHED, ToolAgent
 from chat_server import ChatServer, RecordedRequest, Reply
 from tool_replies import tool_call_reply
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.run._tool_schema import ArgumentsError, function_tool
-from assay.run.capture import tool
+from assay.live.agents._tool_schema import ArgumentsError, function_tool
+from assay.live.capture import tool
 
 
 class Colour(enum.Enum):

@@ -278,7 +278,7 @@ def _evaluate_and_report(
     from assay.cli._junit import write_junit_file
     from assay.cli.report import html_after_evaluate
     from assay.formats.registry import UnknownReaderError
-    from assay.pipeline import EvaluateOptions, evaluate
+    from assay.offline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, import_rich, print_summary
     from assay.scorers.registry import UnknownScorerError
 

@@ -78,7 +78,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Re-score the directory described by `args`; returns the exit code."""
-    from assay.pipeline import RescoreError, evaluate, rescore_options
+    from assay.offline import RescoreError, evaluate, rescore_options
     from assay.reports.console import print_summary
     from assay.scorers.registry import UnknownScorerError
 

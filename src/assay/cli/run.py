@@ -14,8 +14,8 @@ from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
 if TYPE_CHECKING:
-    from assay.run.criteria import EvalConfig
-    from assay.run.evalset import EvalSet
+    from assay.live.criteria import EvalConfig
+    from assay.live.evalset import EvalSet
 
 DESCRIPTION = """\
 Run an agent over an eval set, capture every run (its reply, the nodes it entered, the tools
@@ -167,8 +167,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         config = read_config(args.config)
         if config is None:
             return ExitCode.INPUT_ERROR
-    from assay.run.agents import as_agent
-    from assay.run.loading import AgentLoadError, load_agent
+    from assay.live.agents import as_agent
+    from assay.live.loading import AgentLoadError, load_agent
 
     try:
         agent = as_agent(load_agent(args.agent))
@@ -184,7 +184,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _eval_set(path: Path) -> EvalSet | None:
-    from assay.run.evalset import EvalSet, EvalSetError
+    from assay.live.evalset import EvalSet, EvalSetError
 
     try:
         eval_set = EvalSet.from_file(path)
@@ -215,8 +215,8 @@ def _run_and_report(
     from assay.cli._criteria import judge_options
     from assay.cli._junit import write_junit_file
     from assay.cli.report import html_after_evaluate
+    from assay.live.command import RunRequest, run_live
     from assay.reports.console import Progress, print_summary
-    from assay.run.command import RunRequest, run_live
     from assay.scorers.registry import UnknownScorerError
 
     show_progress = (

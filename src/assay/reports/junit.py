@@ -17,7 +17,7 @@ Example:
     >>> import tempfile
     >>> import xml.etree.ElementTree as ET
     >>> from pathlib import Path
-    >>> from assay.pipeline import EvaluateOptions, evaluate
+    >>> from assay.offline import EvaluateOptions, evaluate
     >>> root = Path(tempfile.mkdtemp())
     >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)
     >>> run = '{"run_id": "a", "scenario_id": "1", "answer": "6"}'

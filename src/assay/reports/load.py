@@ -9,7 +9,7 @@ The directory's content is data: the aggregate is checked against its schema, a 
 Example:
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from assay.pipeline import EvaluateOptions, evaluate
+    >>> from assay.offline import EvaluateOptions, evaluate
     >>> root = Path(tempfile.mkdtemp())
     >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)
     >>> _ = (root / "runs" / "1.json").write_text('{"scenario_id": "1", "answer": "7"}')

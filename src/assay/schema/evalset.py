@@ -8,7 +8,7 @@ are kept and read as a scenario's are, so every registered scorer can check a li
 
 Files are JSON (one case, a list of cases, or `{"cases": [...]}`) or JSON Lines (one case per
 line); `assay schema evalset` prints the JSON Schema of a case file. Google ADK eval sets are
-read by `assay.run.evalset.load_eval_set`.
+read by `assay.live.evalset.load_eval_set`.
 
 Example:
     >>> case = EvalCase.single_turn("weather-paris-001", "What is the weather in Paris?",

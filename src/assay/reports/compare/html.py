@@ -10,7 +10,7 @@ network access and no script but its own.
 Example:
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from assay.pipeline import EvaluateOptions, evaluate
+    >>> from assay.offline import EvaluateOptions, evaluate
     >>> from assay.reports.load import load_reports
     >>> root = Path(tempfile.mkdtemp())
     >>> (root / "gt" / "scenario_1").mkdir(parents=True)
@@ -85,7 +85,7 @@ def render_compare_html(
     Example:
         >>> import tempfile
         >>> from pathlib import Path
-        >>> from assay.pipeline import EvaluateOptions, evaluate
+        >>> from assay.offline import EvaluateOptions, evaluate
         >>> from assay.reports.load import load_reports
         >>> root = Path(tempfile.mkdtemp())
         >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)

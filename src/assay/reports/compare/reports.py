@@ -3,7 +3,7 @@
 Example:
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from assay.pipeline import EvaluateOptions, evaluate
+    >>> from assay.offline import EvaluateOptions, evaluate
     >>> root = Path(tempfile.mkdtemp())
     >>> (root / "gt" / "scenario_1").mkdir(parents=True)
     >>> _ = (root / "gt" / "scenario_1" / "groundtruth.txt").write_text("7")

@@ -571,7 +571,7 @@ def page_data(loaded: LoadedReports, limits: Limits | None = None) -> dict[str, 
     Example:
         >>> import tempfile
         >>> from pathlib import Path
-        >>> from assay.pipeline import EvaluateOptions, evaluate
+        >>> from assay.offline import EvaluateOptions, evaluate
         >>> from assay.reports.load import load_reports
         >>> root = Path(tempfile.mkdtemp())
         >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)

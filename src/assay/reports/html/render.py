@@ -25,7 +25,7 @@ def render_html(loaded: LoadedReports, limits: Limits | None = None) -> str:
     Example:
         >>> import tempfile
         >>> from pathlib import Path
-        >>> from assay.pipeline import EvaluateOptions, evaluate
+        >>> from assay.offline import EvaluateOptions, evaluate
         >>> from assay.reports.load import load_reports
         >>> root = Path(tempfile.mkdtemp())
         >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)
@@ -47,7 +47,7 @@ def write_html(loaded: LoadedReports, path: Path, limits: Limits | None = None) 
     Example:
         >>> import tempfile
         >>> from pathlib import Path
-        >>> from assay.pipeline import EvaluateOptions, evaluate
+        >>> from assay.offline import EvaluateOptions, evaluate
         >>> from assay.reports.load import load_reports
         >>> root = Path(tempfile.mkdtemp())
         >>> (root / "runs").mkdir(); (root / "gt" / "scenario_1").mkdir(parents=True)

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.live.api import AgentEvaluator
+from assay.live.criteria import EvalConfig
+from assay.live.evalset import EvalSet
+from assay.live.views import EvalReport
 from assay.results import RunSummary
-from assay.run.criteria import EvalConfig
-from assay.run.evalset import EvalSet
-from assay.run.evaluator import AgentEvaluator
-from assay.run.report import EvalReport
 
 __all__ = ["RunRequest", "run_live"]
 

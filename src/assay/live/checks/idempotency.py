@@ -14,7 +14,7 @@ one did.
 
 Example:
     >>> import asyncio
-    >>> from assay.run.agents import as_agent
+    >>> from assay.live.agents import as_agent
     >>> done: dict[str, dict] = {}
     >>> def pay(messages, config):
     ...     key = config["idempotency_key"]
@@ -37,8 +37,8 @@ from typing import Any, Final
 import orjson
 
 from assay._jsonable import dumps_lenient, json_type_phrase, same
+from assay.live.agents import Agent, AgentReply
 from assay.results import Score
-from assay.run.agents import Agent, AgentReply
 
 __all__ = ["ALREADY_PROCESSED", "CONFIG_KEY", "SCORER_NAME", "check_idempotency"]
 
@@ -62,7 +62,7 @@ async def check_idempotency(
     """Send `conversation` to `agent` twice with one idempotency key and compare the replies.
 
     Args:
-        agent: The agent, as the runner drives it (`assay.run.agents.as_agent`).
+        agent: The agent, as the runner drives it (`assay.live.agents.as_agent`).
         conversation: The case's messages (OpenAI-style), sent as they are both times.
         config: The case's runtime configuration; `idempotency_key` is set in a copy.
         key: The idempotency key; None makes a new one (`assay-<uuid>`), so that no earlier

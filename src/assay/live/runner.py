@@ -19,7 +19,7 @@ raised gives a `scorer_error` for its criterion. None of them is ever a number.
 Example:
     >>> import asyncio
     >>> from assay.schema.evalset import EvalCase
-    >>> from assay.run.criteria import EvalConfig, CriterionConfig
+    >>> from assay.live.criteria import EvalConfig, CriterionConfig
     >>> config = EvalConfig(criteria={"says_hi": CriterionConfig.response_match()})
     >>> engine = Engine(lambda messages: "hi there", config)
     >>> outcome = asyncio.run(engine.run_unit(Unit(EvalCase(eval_id="a", user_query="?",
@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.formats.scenarios import case_of
+from assay.live.agents import Agent, as_agent
+from assay.live.capture import TrajectoryCollector, capturing
+from assay.live.criteria import EvalConfig
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
-from assay.run.agents import Agent, as_agent
-from assay.run.capture import TrajectoryCollector, capturing
-from assay.run.criteria import EvalConfig
 from assay.schema.evalset import EvalCase
 from assay.scoring import Criterion, Scoring
 
@@ -328,7 +328,7 @@ class Engine:
     async def _simulate(self, criterion: Criterion, case: EvalCase) -> Score:
         """A simulated user with the criterion's persona talks to the agent (opening with the
         case's first message), then a judge says which goals were met."""
-        from assay.run.simulation import SimulationSpec, run_simulation
+        from assay.live.checks.simulation import SimulationSpec, run_simulation
 
         options = criterion.options
         spec = SimulationSpec(
@@ -351,7 +351,7 @@ class Engine:
 
     async def _idempotency(self, criterion: Criterion, case: EvalCase) -> Score:
         """The case's messages sent twice under one idempotency key (a capture of its own)."""
-        from assay.run.idempotency import check_idempotency
+        from assay.live.checks.idempotency import check_idempotency
 
         conversation = [{"role": "user", "content": text} for text in case.user_messages()]
         return await self._driving(

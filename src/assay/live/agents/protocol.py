@@ -1,39 +1,22 @@
-"""Agents as the runner sees them: one protocol over every kind of agent a team has.
-
-`as_agent(graph)` accepts
-- a sync or async callable taking the conversation so far (OpenAI-style messages) and
-  returning the reply text, or a dict with `content` and optionally the turn's `messages`
-  (assistant tool calls and tool results are read from them) and any other fields (an
-  idempotent operation's `status` and `data`); a callable that takes a `config` argument
-  gets the case's runtime configuration;
-- anything with `ainvoke` / `invoke` (LangGraph compiled graphs, LangChain runnables), run
-  by `assay.run.langchain` with a callback handler that records its steps;
-- an object that already speaks the protocol (`respond`), such as `assay.run.ToolAgent`.
-
-A sync callable runs in a worker thread so that other cases go on meanwhile; a timeout
-cannot stop a thread, so such an agent is abandoned (its case recorded as timed out) and
-finishes in the background. An async agent is cancelled.
+"""The one protocol the runner drives (`Agent`), what an agent answers in a turn
+(`AgentReply`), and how a reply is read from what an agent returned.
 
 Example:
-    >>> import asyncio
-    >>> agent = as_agent(lambda messages: f"you said {messages[-1]['content']}")
-    >>> asyncio.run(agent.respond([{"role": "user", "content": "hi"}], {})).content
-    'you said hi'
+    >>> reply_of({"content": "done", "status": "ok"}).data
+    {'content': 'done', 'status': 'ok'}
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from assay._jsonable import json_type
+from assay.live.capture import TrajectoryCollector, current_collector
 from assay.records import ToolCall
-from assay.run._threads import in_thread
-from assay.run.capture import TrajectoryCollector, current_collector
 
-__all__ = ["Agent", "AgentReply", "AgentReplyError", "as_agent", "record_messages"]
+__all__ = ["Agent", "AgentReply", "AgentReplyError", "Conversation", "record_messages", "reply_of"]
 
 Conversation = list[dict[str, Any]]
 """OpenAI-style messages: `{"role": "user" | "assistant" | "tool" | "system", "content": ...}`."""
@@ -69,57 +52,6 @@ class Agent(Protocol):
     async def respond(self, conversation: Conversation, config: Mapping[str, Any]) -> AgentReply:
         """The agent's reply to the conversation so far (its last message is the user's)."""
         ...
-
-
-def as_agent(graph: Any) -> Agent:
-    """The `Agent` for any kind of agent `AgentEvaluator` accepts (see the module's text).
-
-    Raises:
-        TypeError: `graph` is none of those.
-    """
-    if isinstance(graph, Agent) and not callable(getattr(graph, "ainvoke", None)):
-        return graph
-    if callable(getattr(graph, "ainvoke", None)) or callable(getattr(graph, "invoke", None)):
-        try:
-            from assay.run.langchain import RunnableAgent  # only for agents that need it
-        except ImportError as exc:
-            raise TypeError(
-                f"{type(graph).__name__!r} has invoke/ainvoke, which assay runs as a LangChain "
-                f"runnable: install the extra (pip install 'assay[langchain]'): {exc}"
-            ) from exc
-        return RunnableAgent(graph)
-    if callable(graph):
-        return CallableAgent(graph)
-    raise TypeError(
-        f"cannot run {type(graph).__name__!r} as an agent: give a callable taking the "
-        "conversation's messages, an object with ainvoke/invoke (LangGraph, LangChain), or "
-        "an assay ToolAgent"
-    )
-
-
-class CallableAgent:
-    """A plain Python function (sync or async) as an agent."""
-
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self.function = function
-        self.name = _name_of(function)
-        self._takes_config = _accepts(function, "config")
-        self._is_async = inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-            getattr(function, "__call__", None)  # noqa: B004  (an object with async __call__)
-        )
-
-    async def respond(self, conversation: Conversation, config: Mapping[str, Any]) -> AgentReply:
-        kwargs: dict[str, Any] = {"config": dict(config)} if self._takes_config else {}
-        messages = [dict(message) for message in conversation]  # the agent may mutate its copy
-        if self._is_async:
-            value = await self.function(messages, **kwargs)
-        else:
-            # A thread (the context, hence the case's collector, goes along): a sync agent
-            # that sleeps or waits on a socket must not stop the other cases.
-            value = await in_thread(self.function, messages, **kwargs)
-            if inspect.isawaitable(value):
-                value = await value
-        return reply_of(value)
 
 
 def reply_of(value: Any) -> AgentReply:
@@ -220,22 +152,3 @@ def _last_assistant_text(messages: Sequence[Mapping[str, Any]]) -> str | None:
         if message.get("role") == "assistant" and isinstance(content, str) and content:
             return content
     return None
-
-
-def _name_of(function: Callable[..., Any]) -> str:
-    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None)
-    if not isinstance(name, str):
-        name = type(function).__name__
-    module = getattr(function, "__module__", None)
-    return f"{module}:{name}" if isinstance(module, str) and module != "__main__" else name
-
-
-def _accepts(function: Callable[..., Any], parameter: str) -> bool:
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return False
-    return parameter in signature.parameters or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
-    )
-

@@ -10,7 +10,7 @@ conversation stops when the user is done (`user_stopped`), after `max_turns` use
 a reply that is not such an object after one repair attempt). `SimulationSpec.first_message`,
 when set, is the first user message as written.
 
-The agent runs in whatever capture the caller set (`assay.run.capture.capturing`): each user
+The agent runs in whatever capture the caller set (`assay.live.capture.capturing`): each user
 turn's steps carry that turn's number, and the agent's reply of a turn is the text of the
 last step of the turn (a step is added for it when the agent recorded none). An agent that
 raises stops the simulation with its error, for the runner to record.
@@ -33,7 +33,7 @@ Example:
     ...         return ChatResponse(json.dumps(self.replies.pop(0)))
     ...     async def aclose(self):
     ...         pass
-    >>> from assay.run.agents import as_agent
+    >>> from assay.live.agents import as_agent
     >>> agent = as_agent(lambda messages: "Order 7 left the warehouse today.")
     >>> spec = SimulationSpec("a customer waiting for order 7", goals=("Learn where it is",))
     >>> score, outcome = asyncio.run(
@@ -48,10 +48,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
+from assay.live.agents import Agent
+from assay.live.capture import TrajectoryCollector, current_collector
 from assay.models.types import ChatRequest, ModelClient, ModelError
 from assay.results import Score
-from assay.run.agents import Agent
-from assay.run.capture import TrajectoryCollector, current_collector
 from assay.scorers._judge import VerdictError, ask, parse_verdict, untrusted
 from assay.scorers._judge import _temperature as judge_temperature
 
@@ -195,7 +195,7 @@ async def simulate(
     """Drive `agent` with the simulated user of `spec` until it is done or `max_turns`.
 
     Args:
-        agent: The agent, as the runner drives it (`assay.run.agents.as_agent`).
+        agent: The agent, as the runner drives it (`assay.live.agents.as_agent`).
         spec: The persona, goals and turn limit.
         client: The model client the user model is asked through (cache, limits, budget).
         model: The user model when `spec.model` is not set.

@@ -25,6 +25,8 @@ from typing import Any
 import orjson
 
 from assay.formats.assay_jsonl import trajectory_to_line
+from assay.live.runner import Unit, UnitOutcome
+from assay.live.views import live_figures
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import (
     inside,
@@ -37,8 +39,6 @@ from assay.reports.files import (
 from assay.reports.json_report import CONFIG_FILE, ReportWriter, render, write_config
 from assay.reports.read import result_of_line as parse_result
 from assay.results import CaseResult, RunSummary
-from assay.run.engine import Unit, UnitOutcome
-from assay.run.report import live_figures
 from assay.schema.evalset import EvalCase
 
 __all__ = [

@@ -5,7 +5,7 @@ Supported parameter types: `str`, `int`, `float`, `bool`, `list[...]`, `tuple[..
 `dict[str, ...]`, `X | None` (`Optional`), unions, `Literal[...]`, `Enum` subclasses,
 `Annotated[X, "description"]`, and no annotation or `Any` (any JSON value). The first line of
 the docstring is the tool's description; a Google-style `Args:` section describes the
-parameters. A function decorated with `assay.run.capture.tool` is run undecorated (the caller
+parameters. A function decorated with `assay.live.capture.tool` is run undecorated (the caller
 records its calls itself) under the decorator's name.
 
 Example:
@@ -24,7 +24,7 @@ Example:
     >>> spec.check({"city": 3})
     Traceback (most recent call last):
     ...
-    assay.run._tool_schema.ArgumentsError: city: expected a string, got number
+    assay.live.agents._tool_schema.ArgumentsError: city: expected a string, got number
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Example:
     >>> import asyncio
-    >>> from assay.run.evalset import EvalSet
+    >>> from assay.live.evalset import EvalSet
     >>> from assay.schema.evalset import EvalCase
     >>> async def agent(messages):
     ...     return "Paris" if "France" in messages[-1]["content"] else "no idea"
@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from assay._text import path_text
+from assay.live.criteria import EvalConfig, inferred_config
+from assay.live.evalset import EvalSet
+from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports, result_of_line
+from assay.live.runner import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
+from assay.live.views import EvalCaseResult, EvalReport, live_figures
 from assay.reports.red_flags import RedFlagThresholds
 from assay.results import CaseResult
-from assay.run.criteria import EvalConfig, inferred_config
-from assay.run.engine import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
-from assay.run.evalset import EvalSet
-from assay.run.output import EVALSET_FILE, RUNS_FILE, LiveReports, result_of_line
-from assay.run.report import EvalCaseResult, EvalReport, live_figures
 from assay.schema.evalset import EvalCase
 
 __all__ = ["AgentEvaluator"]
@@ -40,7 +40,7 @@ class AgentEvaluator:
 
     Args:
         graph: The agent: a sync or async callable taking the conversation's messages, a
-            LangGraph graph or LangChain runnable, or a `ToolAgent` (see `assay.run.agents`).
+            LangGraph graph or LangChain runnable, or a `ToolAgent` (see `assay.live.agents`).
         collector: A `TrajectoryCollector` already wired into the agent (the seed's
             `make_trajectory_callback(collector)`); after each case it holds that case's
             record. Each case records into a capture of its own regardless, so cases run

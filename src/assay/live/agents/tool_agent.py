@@ -26,7 +26,7 @@ Sync tools run in a worker thread, one call after another in the order the model
 Example:
     >>> import asyncio
     >>> from assay.models import ChatResponse
-    >>> from assay.run.capture import TrajectoryCollector, capturing
+    >>> from assay.live.capture import TrajectoryCollector, capturing
     >>> from assay.records import ToolCall
     >>> class Scripted:  # any ModelClient; here: one tool call, then an answer
     ...     def __init__(self):
@@ -60,13 +60,13 @@ from typing import Any, Final
 import orjson
 
 from assay._jsonable import dumps_lenient
+from assay.live._threads import in_thread
+from assay.live.agents import AgentReply, Conversation
+from assay.live.agents._tool_schema import ArgumentsError, ToolSpec, function_tool
+from assay.live.capture import TrajectoryCollector, current_collector
 from assay.models._tool_calls import arguments_text
 from assay.models.types import ChatRequest, ChatResponse, ModelClient
 from assay.records import ToolCall, Usage
-from assay.run._threads import in_thread
-from assay.run._tool_schema import ArgumentsError, ToolSpec, function_tool
-from assay.run.agents import AgentReply, Conversation
-from assay.run.capture import TrajectoryCollector, current_collector
 
 __all__ = ["MAX_STEPS_REACHED", "ToolAgent"]
 

@@ -1,0 +1,121 @@
+"""Score again the runs a reports directory holds: `assay rescore`.
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> rescore_options(Path(tempfile.mkdtemp()), Path("out"))
+    Traceback (most recent call last):
+    ...
+    assay.offline.rescore.RescoreError: ... is not a reports directory (no .assay_reports in it)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from assay._text import path_text
+from assay.offline.pipeline import EvaluateOptions
+from assay.results import Score
+
+if TYPE_CHECKING:
+    from assay.schema.evalconfig import EvalConfig
+
+__all__ = ["RescoreError", "rescore_options"]
+
+
+class RescoreError(ValueError):
+    """A directory `rescore_options` cannot re-score: not a reports directory, or one that
+    does not say what its runs are or what they were checked with."""
+
+
+def rescore_options(
+    directory: Path,
+    reports_dir: Path,
+    config: EvalConfig | None = None,
+    *,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+    workers: int = 0,
+) -> EvaluateOptions:
+    """The evaluation that scores again the runs a reports directory holds, into `reports_dir`.
+
+    A live directory holds its runs (`runs.jsonl`) and its cases (`evalset.jsonl`); another
+    names the runs and ground truth it read (in `_aggregate.json`). They are checked with
+    `config`, else with the `_config.json` the directory recorded, so that the scores are
+    the directory's own (timings aside). The verdicts of checks that drive the agent (a
+    simulated user, a repeated call) cannot be made again from a saved run: they are kept from
+    the directory's results.
+
+    Raises:
+        RescoreError: the directory cannot be re-scored (the message says why).
+
+    Example:
+        >>> import tempfile
+        >>> rescore_options(Path(tempfile.mkdtemp()), Path("out"))
+        Traceback (most recent call last):
+        ...
+        assay.offline.rescore.RescoreError: ... is not a reports directory (no .assay_reports in it)
+    """
+    from assay.formats.registry import REPORTS_MARKER
+    from assay.reports.json_report import AGGREGATE_FILE, CONFIG_FILE
+    from assay.reports.read import read_regular, read_results, result_of_line
+    from assay.schema.evalconfig import EvalConfig
+    from assay.scoring import criteria_of
+
+    shown = path_text(directory)
+    if not (directory / REPORTS_MARKER).is_file():
+        raise RescoreError(f"{shown} is not a reports directory (no {REPORTS_MARKER} in it)")
+    if config is None:
+        try:
+            config = EvalConfig.model_validate_json(read_regular(directory / CONFIG_FILE))
+        except OSError as exc:
+            raise RescoreError(
+                f"{shown} records no config ({CONFIG_FILE}: {exc.strerror or exc}): "
+                "give the criteria with --config"
+            ) from None
+        except ValueError as exc:
+            raise RescoreError(f"{shown}/{CONFIG_FILE} is not a config: {exc}") from None
+    runs, cases = directory / "runs.jsonl", directory / "evalset.jsonl"
+    scenarios: tuple[Path, ...]
+    if runs.is_file() and cases.is_file():
+        trajectories, scenarios = runs, (cases,)
+    else:
+        try:
+            recorded = orjson.loads(read_regular(directory / AGGREGATE_FILE)).get("options")
+            trajectories = Path(recorded["trajectories"])
+            scenarios = tuple(Path(path) for path in recorded["scenarios"])
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            raise RescoreError(
+                f"{shown} holds no runs (runs.jsonl and evalset.jsonl) and its "
+                f"{AGGREGATE_FILE} does not name the runs and scenarios it read"
+            ) from None
+    criteria = criteria_of(config)
+    kept: dict[str, dict[str, Score]] = {}
+    driving = {c.name for c in criteria if c.kind != "scorer"}
+    if driving:
+        try:
+            lines = read_results(directory).results
+        except OSError:
+            lines = []
+        for line in lines:
+            try:
+                result = result_of_line(line)
+            except ValueError:
+                continue
+            verdicts = {p.scorer: p for p in result.parts() if p.scorer in driving}
+            if result.run_id and verdicts:
+                kept[result.run_id] = verdicts
+    return EvaluateOptions(
+        trajectories,
+        scenarios,
+        reports_dir,
+        scorer_default=config.scorer_default or "static_json",
+        criteria=criteria,
+        scorer_options=config.scorer_options,
+        settings=settings or {},
+        workers=workers,
+        kept_verdicts=kept,
+    )
