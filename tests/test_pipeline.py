@@ -15,9 +15,8 @@ from typing import Any
 import orjson
 import pytest
 
-from assay.offline import pipeline
 from assay.formats.registry import Unit
-from assay.offline import EvaluateOptions, evaluate, evaluate_async
+from assay.offline import EvaluateOptions, evaluate, evaluate_async, pipeline
 from assay.records import Case, Trajectory
 from assay.results import CaseResult, NotScored, RunSummary, Score
 from assay.scorers import register_scorer

@@ -17,8 +17,8 @@ import orjson
 import pytest
 
 from _cli import assay
-from assay.offline import pipeline
 from assay.cli.main import main
+from assay.offline import pipeline
 from track1_files import track1_file
 
 SAMPLES = Path(__file__).parents[1] / "formats" / "samples"

@@ -41,7 +41,7 @@ from typing import Any
 import orjson
 
 from assay._jsonable import dumps_lenient
-from assay.records import Step, Trajectory
+from assay.records import Message, Step, Trajectory
 
 __all__ = ["trajectory_to_line", "trajectory_to_record", "write_runs_jsonl"]
 
@@ -64,7 +64,8 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
         `trajectory` (`{"turns": [...]}`, one turn per step), and `duration_ms`; plus
         `tokens_in` and `tokens_out` when the steps carry no token counts but the run does,
         `error` when the run recorded a failure (with `error_kind` when assay's live runner
-        made it), and `repeat` for a repeated live run.
+        made it), `repeat` for a repeated live run, and `conversation` (the messages of a
+        live run's conversation).
 
     Example:
         >>> from assay.records import Trajectory, Usage
@@ -89,6 +90,9 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
     record["duration_ms"] = trajectory.duration_ms
     if trajectory.error is not None:
         record["error"] = trajectory.error
+    if trajectory.messages:
+        # Not `messages`: a line with messages is a chat log, which the chat readers claim.
+        record["conversation"] = [_message(message) for message in trajectory.messages]
     if trajectory.error_kind is not None:
         record["error_kind"] = str(trajectory.error_kind)
     if trajectory.repeat is not None:
@@ -181,6 +185,18 @@ def _open_temporary(directory: str) -> tuple[str, Any]:
         except FileExistsError:
             continue
         return temporary, os.fdopen(descriptor, "wb")
+
+
+def _message(message: Message) -> dict[str, Any]:
+    record: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        record["tool_calls"] = [
+            {"name": call.name, "input": call.args, "id": call.call_id}
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        record["tool_call_id"] = message.tool_call_id
+    return record
 
 
 def _turn(step: Step) -> dict[str, Any]:

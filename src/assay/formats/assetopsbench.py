@@ -50,7 +50,7 @@ from assay.formats._common import (
     walk_inputs,
 )
 from assay.formats.registry import register_reader
-from assay.records import Step, ToolCall, Trajectory, Usage
+from assay.records import Message, Step, ToolCall, Trajectory, Usage
 
 __all__ = [
     "ReadProblem",
@@ -268,6 +268,7 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         duration_ms=sum(durations) if durations else _duration_of(record),
         source=source,
         error=_error_text(record.get("error")),
+        messages=_conversation(record.get("conversation")),
         error_kind=_error_kind(record.get("error_kind")),
         repeat=_repeat(record.get("repeat")),
     )
@@ -281,6 +282,25 @@ _RUN_FAILURES = frozenset({"agent_error", "timeout", "infrastructure_error"})
 def _error_kind(value: Any) -> str | None:
     """The kind of a failed live run, as assay wrote it; anything else is no kind."""
     return value if isinstance(value, str) and value in _RUN_FAILURES else None
+
+
+def _conversation(value: Any) -> list[Message]:
+    """The messages of a live run's `conversation` (assay's own run lines); an item that is
+    not a message (a role and text) ends the conversation there, so no reply is misplaced."""
+    messages: list[Message] = []
+    for item in value if isinstance(value, list) else ():
+        if not isinstance(item, dict):
+            break
+        role, content = item.get("role"), item.get("content")
+        if not isinstance(role, str) or not (content is None or isinstance(content, str)):
+            break
+        calls = [
+            ToolCall(_text(call.get("name")) or "", call.get("input"), _text(call.get("id")))
+            for call in item.get("tool_calls") or ()
+            if isinstance(call, dict)
+        ]
+        messages.append(Message(role, content, calls, _text(item.get("tool_call_id"))))
+    return messages
 
 
 def _repeat(value: Any) -> int | None:
