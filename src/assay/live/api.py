@@ -268,9 +268,7 @@ def _options(
         "trajectories": path_text(directory / RUNS_FILE),
         "scenarios": [path_text(directory / EVALSET_FILE)],
         "reports_dir": path_text(directory),
-        "scorer_default": "",
         "scorers": list(engine.config.criteria),
-        "workers": 1,
         "red_flag_thresholds": RedFlagThresholds().to_report(),
         "live": {
             "agent": engine.agent_name,

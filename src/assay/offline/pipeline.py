@@ -276,7 +276,7 @@ def _options_report(options: EvaluateOptions) -> dict[str, Any]:
         "trajectories": path_text(options.trajectories),
         "scenarios": [path_text(path) for path in options.scenarios],
         "reports_dir": path_text(options.reports_dir),
-        "scorer_default": "" if options.criteria else options.scorer_default,
+        **({} if options.criteria else {"scorer_default": options.scorer_default}),
         "scorers": [criterion.name for criterion in options.criteria],
         "workers": options.workers,
         "red_flag_thresholds": thresholds.to_report(),

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """Version of the report's shape (`_aggregate.json`'s `schema_version`). Raised on any change
 that a reader of an older report could trip on: a field removed, renamed or retyped. Adding an
-optional field does not raise it."""
+optional field does not raise it. Version 2: one vocabulary of failures (`scorer_error` for
+a scorer that raised or could not be built, live and offline alike), and `scorer_default` and
+`workers` absent where they do not apply."""
 
 _MODELS = {
     "answer_rules": ("answer_rules_model", "AnswerRulesFile"),
@@ -61,8 +63,8 @@ def json_schema(name: str) -> dict[str, Any]:
         KeyError: an unknown name.
 
     Example:
-        >>> json_schema("aggregate")["properties"]["schema_version"]["const"]
-        1
+        >>> json_schema("aggregate")["properties"]["schema_version"]["enum"]
+        [1, 2]
         >>> json_schema("scenario")["required"]
         ['id']
     """

@@ -230,11 +230,15 @@ class EvaluationOptions(_Record):
     trajectories: str
     scenarios: list[str]
     reports_dir: str
-    scorer_default: str
-    """The scorer for scenarios that name none."""
+    scorer_default: str | None = None
+    """The scorer for scenarios that name none (absent when every run is checked on
+    `scorers`)."""
     scorers: list[str]
-    """Scorers run on every run (empty: each scenario's own, or the default)."""
-    workers: int
+    """The criteria every run is checked on (empty: each scenario's own scorer, or the
+    default); what each checks is in `_config.json`."""
+    workers: int | None = None
+    """Processes that scored runs (`assay evaluate --workers`); absent for a live
+    evaluation."""
     red_flag_thresholds: dict[str, float | None]
     """Where each red flag is raised (null: switched off)."""
     max_file_bytes: int | None = Field(default=None, ge=1)
@@ -348,8 +352,9 @@ class Repeats(_Record):
 class Aggregate(_Record):
     """`_aggregate.json`: the whole evaluation."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
-    """The version of this shape (see `assay.schema.SCHEMA_VERSION`)."""
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
+    """The version of this shape (see `assay.schema.SCHEMA_VERSION`): 2 is written; a report
+    of version 1 reads as one of version 2 does."""
     assay_version: str
     """The version of assay that wrote the report."""
     generated_at: str
