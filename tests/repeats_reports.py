@@ -8,7 +8,7 @@ from pathlib import Path
 
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.files import write_temporary
-from assay.reports.json_report import ReportWriter, render
+from assay.reports.store import ReportWriter, render
 from assay.results import CaseResult, OpsMetrics, RunSummary, Score
 
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import assay.reports.files as files
 from assay.reports.files import write_lines, write_temporary
-from assay.reports.json_report import LINES_PER_FLUSH, ReportWriter
 from assay.reports.read import LineProblem, parse_results, read_results
+from assay.reports.store import LINES_PER_FLUSH, ReportWriter
 
 _values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),

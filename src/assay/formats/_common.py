@@ -148,7 +148,7 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
 
 
 REPORTS_MARKER = ".assay_reports"
-"""The file every assay reports directory holds (written by `assay.reports.json_report`).
+"""The file every assay reports directory holds (written by `assay.reports.store`).
 Not `.assay-...`: that prefix names the temporaries an evaluation leaves only when killed."""
 
 _LINKED_DIRECTORY = "symbolic link to a directory, not followed"

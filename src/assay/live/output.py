@@ -36,8 +36,8 @@ from assay.reports.files import (
     write_atomic,
     write_temporary,
 )
-from assay.reports.json_report import CONFIG_FILE, ReportWriter, render, write_config
 from assay.reports.read import result_of_line as parse_result
+from assay.reports.store import CONFIG_FILE, ReportWriter, render, write_config
 from assay.results import CaseResult, RunSummary
 from assay.schema.evalset import EvalCase
 

@@ -27,8 +27,8 @@ from assay._jsonable import dumps_lenient
 from assay.live.views import EvalCaseResult, EvalReport, live_figures
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import write_atomic, write_temporary
-from assay.reports.json_report import ReportWriter, render
 from assay.reports.red_flags import RedFlagThresholds
+from assay.reports.store import ReportWriter, render
 
 __all__ = ["ConsoleReporter", "HTMLReporter", "JSONReporter"]
 

@@ -54,8 +54,8 @@ from assay.limits import InputLimits, is_out_of_memory, using_input_limits
 from assay.records import Case, Trajectory
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import write_temporary
-from assay.reports.json_report import ReportWriter, render, write_config
 from assay.reports.red_flags import RedFlagThresholds
+from assay.reports.store import ReportWriter, render, write_config
 from assay.results import CaseResult, ErrorKind, NotScored, RunSummary, Score
 from assay.scoring import Criterion, Scoring
 

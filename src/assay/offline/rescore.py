@@ -60,8 +60,8 @@ def rescore_options(
         assay.offline.rescore.RescoreError: ... is not a reports directory (no .assay_reports in it)
     """
     from assay.formats.registry import REPORTS_MARKER
-    from assay.reports.json_report import AGGREGATE_FILE, CONFIG_FILE
     from assay.reports.read import read_regular, read_results, result_of_line
+    from assay.reports.store import AGGREGATE_FILE, CONFIG_FILE
     from assay.schema.evalconfig import EvalConfig
     from assay.scoring import criteria_of
 

@@ -44,8 +44,8 @@ import orjson
 
 from assay._text import escape_surrogates, path_text
 from assay.reports.files import clashes_with_reports, not_regular, write_atomic
-from assay.reports.json_report import AGGREGATE_FILE, RESULTS_FILE
 from assay.reports.load import LoadedReports, load_reports
+from assay.reports.store import AGGREGATE_FILE, RESULTS_FILE
 from assay.results import PARTIALLY_SCORED
 
 __all__ = [

@@ -30,8 +30,8 @@ from typing import Any
 
 import orjson
 
-from assay.reports.json_report import AGGREGATE_FILE
 from assay.reports.read import LineProblem, ResultLines, read_regular, read_results
+from assay.reports.store import AGGREGATE_FILE
 from assay.results import RunSummary
 from assay.schema import SCHEMA_VERSION
 

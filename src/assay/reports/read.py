@@ -29,7 +29,7 @@ import orjson
 
 from assay._jsonable import json_type_phrase
 from assay.reports.files import read_regular, whole_object_lines
-from assay.reports.json_report import RESULTS_FILE
+from assay.reports.store import RESULTS_FILE
 from assay.results import CaseResult, OpsMetrics, Score, ScoreStatus
 
 __all__ = [
@@ -151,7 +151,7 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         ValueError: the line is not a result as assay writes one (`assay schema line`).
 
     Example:
-        >>> from assay.reports.json_report import render
+        >>> from assay.reports.store import render
         >>> from assay.results import OpsMetrics, Score
         >>> result = CaseResult("11", "11#2", "agent", "m", "q", "14",
         ...                     Score.scored("s", 0.5, passed=False), OpsMetrics(), repeat=2)

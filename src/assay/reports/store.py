@@ -1,4 +1,14 @@
-"""The canonical JSON reports: one file per run, `results.jsonl`, and `_aggregate.json`."""
+"""The reports directory: its file names, its lock, and the canonical JSON reports written into
+it (one file per run, the append-only `results.jsonl`, `_aggregate.json`, `_config.json` and
+the marker), kept or cut back to whole lines on resume. Reading them back is `reports.read`'s;
+the file primitives (atomic writes, report names) are `reports.files`'.
+
+Example:
+    >>> import tempfile
+    >>> with ReportWriter(Path(tempfile.mkdtemp())) as writer:
+    ...     sorted(p.name for p in writer.directory.iterdir())
+    ['.assay_reports', 'results.jsonl']
+"""
 
 from __future__ import annotations
 
