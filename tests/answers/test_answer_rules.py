@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from assay.answers import compare_values, parse_rules
-from assay.answers.rules import RulesError
+from assay.schema.answer_rules import RulesError
 
 
 def metrics(gold: Any, model: Any, rules: dict[str, Any]) -> dict[str, Any]:

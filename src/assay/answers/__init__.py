@@ -9,7 +9,7 @@ from assay.answers.parse import (
     parse_answer,
     parse_gold,
 )
-from assay.answers.rules import AnswerRules, KeyRule, RulesError, parse_rules
+from assay.schema.answer_rules import AnswerRules, KeyRule, RulesError, parse_rules
 
 __all__ = [
     "AnswerRules",

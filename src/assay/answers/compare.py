@@ -39,8 +39,8 @@ from assay.answers.normalize import (
     similarity_of_forms,
     text_similarity_cost,
 )
-from assay.answers.rules import AnswerRules, KeyRule
 from assay.limits import ALIGNMENT_BUDGET
+from assay.schema.answer_rules import AnswerRules, KeyRule
 
 _SEQUENCE = (list, tuple)
 _PAIR_LIMIT = 10_000

@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from assay.answers.compare import compare_values
 from assay.answers.parse import expectation_for, parse_answer, parse_gold
-from assay.answers.rules import AnswerRules
 from assay.limits import ALIGNMENT_BUDGET
 from assay.records import Case, CaseTurn, Trajectory
 from assay.results import Score
+from assay.schema.answer_rules import AnswerRules
 from assay.scorers._runs import turn_answers
 from assay.scorers.registry import Scorer, register_scorer
 
