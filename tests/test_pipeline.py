@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from assay.formats.registry import Unit
+from assay.formats.registry import InputPiece
 from assay.offline import EvaluateOptions, evaluate, evaluate_async, pipeline
 from assay.records import Case, Trajectory
 from assay.results import CaseResult, NotScored, RunSummary, Score
@@ -247,14 +247,14 @@ def test_a_worker_that_dies_stops_the_evaluation_with_what_finished_kept(
     monkeypatch.setattr(pipeline, "_CHUNK", 4)
     runs, gt = tmp_path / "runs", tmp_path / "gt"
     write_numbered(runs, gt, 80)
-    units = pipeline._FileScorer.units
+    units = pipeline._FileScorer.pieces
 
-    def dies_on_run_50(self: pipeline._FileScorer, chunk: list[Unit]) -> object:
+    def dies_on_run_50(self: pipeline._FileScorer, chunk: list[InputPiece]) -> object:
         if any(isinstance(unit, str) and unit.endswith("50.json") for unit in chunk):
             os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
         return units(self, chunk)
 
-    monkeypatch.setattr(pipeline._FileScorer, "units", dies_on_run_50)
+    monkeypatch.setattr(pipeline._FileScorer, "pieces", dies_on_run_50)
     out = tmp_path / "out"
     with pytest.raises(BrokenProcessPool):
         evaluate(EvaluateOptions(runs, (gt,), out, workers=2))

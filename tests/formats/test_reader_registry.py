@@ -383,21 +383,21 @@ def test_ndjson_files_are_lines_too(tmp_path: Path) -> None:
 def test_lines_are_split_into_units_and_read_alike(tmp_path: Path) -> None:
     import pickle
 
-    from assay.formats.registry import LineUnit, read_unit, work_units
+    from assay.formats.registry import LinePiece, input_pieces, read_piece
 
     chats = write_lines(
         tmp_path / "chats.jsonl",
         [[{"role": "user", "content": "one"}], [{"role": "user", "content": "two"}]],
     )
-    units = list(work_units(chats))
-    assert [type(unit).__name__ for unit in units] == ["LineUnit", "LineUnit"]
-    assert all(isinstance(unit, LineUnit) and unit.reader == "openai" for unit in units)
+    units = list(input_pieces(chats))
+    assert [type(unit).__name__ for unit in units] == ["LinePiece", "LinePiece"]
+    assert all(isinstance(unit, LinePiece) and unit.reader == "openai" for unit in units)
     copies = [pickle.loads(pickle.dumps(unit)) for unit in units]  # as a worker gets them
-    questions = [run.question for unit in copies for run in read_unit(unit)]
+    questions = [run.question for unit in copies for run in read_piece(unit)]
     assert questions == ["one", "two"]
     # Spans of one trace may be split over lines: the file is one unit.
     spans = write_lines(tmp_path / "spans.jsonl", [{"resourceSpans": []}, {"resourceSpans": []}])
-    assert [type(unit).__name__ for unit in work_units(spans)] == ["FileUnit"]
+    assert [type(unit).__name__ for unit in input_pieces(spans)] == ["FilePiece"]
 
 
 _KEYS = ["run_id", "answer", "trajectory", "turns", "messages", "role", "content", "type",

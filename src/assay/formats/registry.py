@@ -18,9 +18,9 @@ its reader finds nothing, is a `ReadProblem` saying what the file looked like: n
 guessed. JSON with no object in it (a number, a list of strings) is no run of any format, and
 no reader is asked about it.
 
-`assay evaluate` and `assay convert` read with `work_units` and `read_unit`: a `.json` file is
-one unit, read where the unit is read (in a worker process, say), and a file of lines is split
-here, one unit per line, so that one run at a time is in memory and a big file is shared out
+`assay evaluate` and `assay convert` read with `input_pieces` and `read_piece`: a `.json` file is
+one piece, read where the piece is read (in a worker process, say), and a file of lines is split
+here, one piece per line, so that one run at a time is in memory and a big file is shared out
 line by line.
 
 Example:
@@ -68,13 +68,13 @@ __all__ = [
     "UnknownReaderError",
     "detect_reader",
     "get_reader",
+    "input_pieces",
     "read_file",
-    "read_unit",
+    "read_piece",
     "reader_names",
     "register_reader",
     "unregister_reader",
     "walk_inputs",
-    "work_units",
 ]
 
 Sniff = Callable[[str, Any], bool]
@@ -285,8 +285,8 @@ def _name_of(reader: Reader | None) -> str | None:
 # --- reading -------------------------------------------------------------------------------
 
 
-class FileUnit(NamedTuple):
-    """A whole file for a named reader, read where the unit is read."""
+class FilePiece(NamedTuple):
+    """A whole file for a named reader, read where the piece is read."""
 
     path: str
     fmt: str | None = None
@@ -295,7 +295,7 @@ class FileUnit(NamedTuple):
     """Lines of a lines file already reported on while splitting it (not read again)."""
 
 
-class LineUnit(NamedTuple):
+class LinePiece(NamedTuple):
     """One line of a lines file, for the reader that reads the file."""
 
     reader: str
@@ -303,20 +303,20 @@ class LineUnit(NamedTuple):
     source: str
 
 
-# Units are tuples: the cheapest objects to build, and to pickle for a worker process.
-Unit = str | FileUnit | LineUnit | ReadProblem
-"""A unit of reading work: a file's path (a JSON document, for the reader that claims it), a
+# Pieces are tuples: the cheapest objects to build, and to pickle for a worker process.
+InputPiece = str | FilePiece | LinePiece | ReadProblem
+"""A piece of reading work: a file's path (a JSON document, for the reader that claims it), a
 file for a named reader, one line, or a problem met while splitting a file (kept so that it
 keeps its place in the order)."""
 
 
-def work_units(path: str | Path, fmt: str | None = None) -> Iterator[Unit]:
-    """A file as units of reading work, for `read_unit`, in file order.
+def input_pieces(path: str | Path, fmt: str | None = None) -> Iterator[InputPiece]:
+    """A file as pieces of reading work, for `read_piece`, in file order.
 
-    A JSON document is one unit, not opened here. A file of lines is read here line by line:
+    A JSON document is one piece, not opened here. A file of lines is read here line by line:
     the first line a reader claims decides the reader for the file (lines before it that
-    cannot be read are problems), and each line is then a unit of its own, unless the reader
-    reads the lines together (one unit for the rest of the file).
+    cannot be read are problems), and each line is then a piece of its own, unless the reader
+    reads the lines together (one piece for the rest of the file).
 
     Args:
         path: The file.
@@ -326,14 +326,14 @@ def work_units(path: str | Path, fmt: str | None = None) -> Iterator[Unit]:
         UnknownReaderError: `fmt` names no reader.
 
     Example:
-        >>> list(work_units("runs/11.json")), list(work_units("runs/11.json", "track1"))
-        (['runs/11.json'], [FileUnit(path='runs/11.json', fmt='track1', skip=0)])
+        >>> list(input_pieces("runs/11.json")), list(input_pieces("runs/11.json", "track1"))
+        (['runs/11.json'], [FilePiece(path='runs/11.json', fmt='track1', skip=0)])
     """
     source = os.fspath(path)
     reader = get_reader(fmt) if fmt is not None else None
     if not is_lines_file(source) or (reader is not None and reader.lines == "together"):
-        # The usual unit, a path, costs the least to hand to a worker process.
-        yield source if fmt is None else FileUnit(source, fmt)
+        # The usual piece, a path, costs the least to hand to a worker process.
+        yield source if fmt is None else FilePiece(source, fmt)
         return
     name = _file_name(source)
     number = 0
@@ -353,29 +353,29 @@ def work_units(path: str | Path, fmt: str | None = None) -> Iterator[Unit]:
                 yield ReadProblem(line_source, _unknown("a run any reader knows", value))
                 continue
             if reader.lines == "together":
-                yield FileUnit(source, reader.name, skip=_line_number(line_source) - 1)
+                yield FilePiece(source, reader.name, skip=_line_number(line_source) - 1)
                 return
-        yield LineUnit(reader.name, line, line_source)
+        yield LinePiece(reader.name, line, line_source)
 
 
-def read_unit(unit: Unit) -> Iterator[Trajectory | ReadProblem]:
-    """The runs and problems of one unit of `work_units`, never raising on bad input.
+def read_piece(piece: InputPiece) -> Iterator[Trajectory | ReadProblem]:
+    """The runs and problems of one piece of `input_pieces`, never raising on bad input.
 
     Example:
-        >>> [item.reason for item in read_unit(FileUnit("no/such/file.json"))]
+        >>> [item.reason for item in read_piece(FilePiece("no/such/file.json"))]
         ['cannot read file: No such file or directory']
     """
-    if isinstance(unit, str):
-        return _read_document(unit, None)
-    if isinstance(unit, ReadProblem):
-        return iter((unit,))
-    if isinstance(unit, LineUnit):
-        return _read_line(unit)
-    if is_lines_file(unit.path):
-        # Only a reader of lines together gets here (see work_units).
-        assert unit.fmt is not None
-        return _read_lines_together(get_reader(unit.fmt), unit.path, unit.skip)
-    return _read_document(unit.path, unit.fmt)
+    if isinstance(piece, str):
+        return _read_document(piece, None)
+    if isinstance(piece, ReadProblem):
+        return iter((piece,))
+    if isinstance(piece, LinePiece):
+        return _read_line(piece)
+    if is_lines_file(piece.path):
+        # Only a reader of lines together gets here (see input_pieces).
+        assert piece.fmt is not None
+        return _read_lines_together(get_reader(piece.fmt), piece.path, piece.skip)
+    return _read_document(piece.path, piece.fmt)
 
 
 def read_file(path: str | Path, fmt: str | None = None) -> Iterator[Trajectory | ReadProblem]:
@@ -391,17 +391,17 @@ def read_file(path: str | Path, fmt: str | None = None) -> Iterator[Trajectory |
     Raises:
         UnknownReaderError: `fmt` names no reader.
     """
-    for unit in work_units(path, fmt):
-        yield from read_unit(unit)
+    for piece in input_pieces(path, fmt):
+        yield from read_piece(piece)
 
 
-def _read_line(unit: LineUnit) -> Iterator[Trajectory | ReadProblem]:
-    value, reason = parse_json(unit.line)
+def _read_line(piece: LinePiece) -> Iterator[Trajectory | ReadProblem]:
+    value, reason = parse_json(piece.line)
     if reason is not None:
-        yield ReadProblem(unit.source, reason)
+        yield ReadProblem(piece.source, reason)
         return
-    reader = get_reader(unit.reader)
-    yield from _found(reader, reader.read(value, unit.source), unit.source)
+    reader = get_reader(piece.reader)
+    yield from _found(reader, reader.read(value, piece.source), piece.source)
 
 
 def _read_document(path: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:

@@ -41,13 +41,13 @@ if TYPE_CHECKING:
 from assay._text import path_text
 from assay.formats.ids import scenario_key
 from assay.formats.registry import (
-    FileUnit,
+    FilePiece,
+    InputPiece,
     ReadProblem,
-    Unit,
     get_reader,
-    read_unit,
+    input_pieces,
+    read_piece,
     walk_inputs,
-    work_units,
 )
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.limits import InputLimits, is_out_of_memory, using_input_limits
@@ -445,7 +445,7 @@ _scored_fields = operator.attrgetter(*_Scored.__slots__)
 
 
 class _FileScorer:
-    """Reads one run file and scores its runs: the unit of work, in this process or a worker."""
+    """Reads one run file and scores its runs: the work of one file, in this process or a worker."""
 
     def __init__(
         self,
@@ -469,13 +469,13 @@ class _FileScorer:
 
     def read(self, path: str) -> Iterator[Trajectory | ReadProblem]:
         """The runs and problems of one file, one at a time."""
-        for unit in work_units(path, self.reader):
-            yield from _read_unit(unit)
+        for piece in input_pieces(path, self.reader):
+            yield from _read_piece(piece)
 
-    async def units(self, units: list[Unit]) -> list[_Scored]:
-        """The outcomes of a batch of work units, in order (what a worker is handed)."""
+    async def pieces(self, pieces: list[InputPiece]) -> list[_Scored]:
+        """The outcomes of a batch of pieces of input, in order (what a worker is handed)."""
         with using_input_limits(self.limits):
-            return [await self.score(item) for unit in units for item in _read_unit(unit)]
+            return [await self.score(item) for piece in pieces for item in _read_piece(piece)]
 
     async def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
@@ -499,21 +499,21 @@ class _FileScorer:
         return _Scored(outcome, key=key, problems=problems)
 
 
-def _read_unit(unit: Unit) -> Iterator[Trajectory | ReadProblem]:
-    """`read_unit`, with running out of memory on one input that input's problem.
+def _read_piece(piece: InputPiece) -> Iterator[Trajectory | ReadProblem]:
+    """`read_piece`, with running out of memory on one input that input's problem.
 
     A reader failing to allocate for one input has freed what it built by the time the error
     arrives here; the evaluation goes on with the next (see `parse_json`).
     """
     try:
-        yield from read_unit(unit)
+        yield from read_piece(piece)
     except (MemoryError, SystemError) as error:
         if not is_out_of_memory(error):
             raise
-        if isinstance(unit, str | FileUnit):
-            where = unit if isinstance(unit, str) else unit.path
+        if isinstance(piece, str | FilePiece):
+            where = piece if isinstance(piece, str) else piece.path
         else:
-            where = unit.source
+            where = piece.source
         yield ReadProblem(where, "not enough memory to read it")
 
 
@@ -536,7 +536,7 @@ class _Problems:
 
 
 _CHUNK = 64
-"""Work units (files or JSONL lines) handed to a worker at a time. Each round trip costs the
+"""Pieces of input (files or JSONL lines) handed to a worker at a time. Each round trip costs the
 parent process CPU that the workers then miss; a chunk is still only some 20 ms of work, so
 little is left waiting at the end."""
 
@@ -544,16 +544,16 @@ _MIN_FILES_PER_WORKER = 32
 """Below this many files per worker, starting processes costs more than it saves."""
 
 
-def _chunks(files: Iterator[str], reader: str | None = None) -> Iterator[list[Unit]]:
-    """The work units of `files` in order, `_CHUNK` at a time.
+def _chunks(files: Iterator[str], reader: str | None = None) -> Iterator[list[InputPiece]]:
+    """The pieces of input of `files` in order, `_CHUNK` at a time.
 
-    A `.json` file is one unit; a `.jsonl` file is read here line by line and each line is a
-    unit (see `work_units`), so a file of any size is shared out in small pieces like the rest.
+    A `.json` file is one piece; a `.jsonl` file is read here line by line and each line is a
+    piece (see `input_pieces`), so a file of any size is shared out in small pieces like the rest.
     """
-    chunk: list[Unit] = []
+    chunk: list[InputPiece] = []
     for path in files:
-        for unit in work_units(path, reader):
-            chunk.append(unit)
+        for piece in input_pieces(path, reader):
+            chunk.append(piece)
             if len(chunk) == _CHUNK:
                 yield chunk
                 chunk = []
@@ -579,7 +579,7 @@ async def _score_in_processes(
     from concurrent.futures import ProcessPoolExecutor
 
     global _worker_scorer
-    _worker_scorer = file_scorer  # what the forked workers inherit (see `_score_units`)
+    _worker_scorer = file_scorer  # what the forked workers inherit (see `_score_pieces`)
     pool = ProcessPoolExecutor(
         count,
         mp_context=multiprocessing.get_context("fork"),
@@ -593,7 +593,7 @@ async def _score_in_processes(
             # use) could leave a forked worker the pool does not know of, which would never be
             # told to stop, and which the process would wait for at exit, forever.
             with step:
-                pending.append(pool.submit(_score_units, chunk))
+                pending.append(pool.submit(_score_pieces, chunk))
             if len(pending) >= 2 * count:
                 for scored in await asyncio.wrap_future(pending.popleft()):
                     take(scored)
@@ -639,10 +639,10 @@ def _exit_with(parent: int) -> None:
     os._exit(1)
 
 
-def _score_units(units: list[Unit]) -> list[_Scored]:
-    """A worker's task: score a chunk of units with the scorer inherited from the parent."""
+def _score_pieces(pieces: list[InputPiece]) -> list[_Scored]:
+    """A worker's task: score a chunk of pieces with the scorer inherited from the parent."""
     assert _worker_scorer is not None and _worker_loop is not None, "set before the fork"
-    return _worker_loop.run_until_complete(_worker_scorer.units(units))
+    return _worker_loop.run_until_complete(_worker_scorer.pieces(pieces))
 
 
 def scoring_of(options: EvaluateOptions) -> Scoring:
