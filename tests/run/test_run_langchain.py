@@ -33,6 +33,8 @@ from assay.run.langchain import (
 )
 from assay.trajectory.spec import StepType
 
+pytestmark = pytest.mark.slow
+
 
 class ScriptedChatModel(FakeMessagesListChatModel):
     """langchain-core's list-of-messages fake model, bindable to tools (the binding is kept
