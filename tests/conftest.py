@@ -1,13 +1,16 @@
 """Shared test settings.
 
 Hypothesis' timing checks are turned off: these machines are noisy, and a slow example is not a
-wrong one. Property tests still run their full example counts.
+wrong one. A property test without its own `max_examples` tries 25 examples in the `dev` profile
+(the default, for a quick local run) and Hypothesis' full 100 in the `ci` profile, which CI
+asks for with `--hypothesis-profile=ci`; a test's own `max_examples` holds in both.
 
 `chat_server` is a real chat-completions server on 127.0.0.1 with replies each test programs
 (tests/chat_server.py), for testing model clients and judges over a socket: one for the whole
 session, reset before each test that asks for it.
 """
 
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -16,12 +19,28 @@ from hypothesis import HealthCheck, settings
 from chat_server import ChatServer
 from report_schema import check_reports_under
 
+# Python caches compiled modules in __pycache__ (which git ignores) unless told not to, as
+# PYTHONDONTWRITEBYTECODE does on some CI and sandbox machines. Then every run would compile
+# the project and its tests again: about 5 s of a run's start, on every run.
+sys.dont_write_bytecode = False
+
 settings.register_profile(
-    "assay",
+    "ci",
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-settings.load_profile("assay")
+settings.register_profile("dev", parent=settings.get_profile("ci"), max_examples=25)
+settings.load_profile("dev")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _subprocesses_keep_their_bytecode() -> Iterator[None]:
+    """The interpreters the tests start (the console script, `python -c`, pytest, pip) cache
+    compiled modules too (see `sys.dont_write_bytecode` above): without it, each recompiles
+    assay from source, a third of the time of a small `assay evaluate`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        yield
 
 
 @pytest.fixture(scope="session")

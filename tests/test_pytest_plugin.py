@@ -35,6 +35,7 @@ def reports(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_assertions_pass_and_fail_with_the_figures_and_worst_runs(
     pytester: pytest.Pytester, reports: Path
 ) -> None:
@@ -90,6 +91,7 @@ def test_assertions_pass_and_fail_with_the_figures_and_worst_runs(
     assert "raise AssertionError" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_a_summary_from_assay_evaluate(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         f"""
@@ -149,6 +151,7 @@ def scenario_files(pytester: pytest.Pytester) -> None:
     (pytester.path / "scenarios" / "broken.json").write_text('[{"id": "31", "text": ')
 
 
+@pytest.mark.slow
 def test_a_marker_runs_a_test_per_scenario_through_the_entry_point(
     pytester: pytest.Pytester,
 ) -> None:
@@ -186,6 +189,7 @@ def test_a_marker_runs_a_test_per_scenario_through_the_entry_point(
     )
 
 
+@pytest.mark.slow
 def test_a_marked_test_without_the_argument_is_a_clear_collection_error(
     pytester: pytest.Pytester,
 ) -> None:
@@ -207,6 +211,7 @@ def test_a_marked_test_without_the_argument_is_a_clear_collection_error(
     assert result.ret != 0
 
 
+@pytest.mark.slow
 def test_the_plugin_is_registered_by_its_entry_point(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_nothing(): pass")
     result = pytester.runpytest_subprocess("--trace-config")

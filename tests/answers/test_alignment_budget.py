@@ -95,6 +95,7 @@ def _budget_notes(result: Comparison) -> list[str]:
 # --- the reported fault ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_shuffled_100x100_grid_is_compared_within_the_budget(counted: _Counted) -> None:
     # 69 KB of answer: every pair of rows aligned its own 100 items, so the work was 100^4.
     gold, model = _grid(100, 100)

@@ -16,9 +16,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_cli_evaluate_e2e import evaluate, read_aggregate, reports_by_run_id
 
 from _cli import assay, explain
+
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
 
 Call = tuple[str, dict[str, Any]]
 

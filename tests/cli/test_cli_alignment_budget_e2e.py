@@ -1,7 +1,7 @@
 """End-to-end: an answer whose nested lists would take hours to align optimally is scored in
 bounded work by `assay evaluate`, with a note, and the budget is a `static_json` option.
 
-The subprocess's timeout (in `cli`) is only a guard against a hang, never a measure.
+The subprocess's timeout (in tests/_cli.py) is only a guard against a hang, never a measure.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from test_cli_evaluate_e2e import (
     evaluate,
     make_run,
@@ -20,6 +21,8 @@ from test_cli_evaluate_e2e import (
 )
 
 from _cli import explain
+
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
 
 
 def _inputs(tmp_path: Path, size: int) -> tuple[Path, Path]:

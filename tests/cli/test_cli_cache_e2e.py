@@ -42,6 +42,7 @@ def entries(path: Path) -> int:
         return cache.stats().entries
 
 
+@pytest.mark.slow
 def test_stats_without_a_cache(tmp_path: Path) -> None:
     done = assay("cache", "stats", "--cache-dir", "missing", cwd=tmp_path)
     assert done.returncode == ExitCode.OK, done.stderr
@@ -49,6 +50,7 @@ def test_stats_without_a_cache(tmp_path: Path) -> None:
     assert not (tmp_path / "missing").exists(), "stats must not create the cache"
 
 
+@pytest.mark.slow
 def test_stats_after_entries_were_put(tmp_path: Path) -> None:
     fill(tmp_path / "cache")
     done = assay("cache", "stats", "--cache-dir", "cache", cwd=tmp_path)
@@ -63,6 +65,7 @@ def test_stats_after_entries_were_put(tmp_path: Path) -> None:
     assert "UTC" in out
 
 
+@pytest.mark.slow
 def test_the_cache_dir_comes_from_the_environment(tmp_path: Path) -> None:
     fill(tmp_path / "from-env")
     done = assay(
@@ -75,6 +78,7 @@ def test_the_cache_dir_comes_from_the_environment(tmp_path: Path) -> None:
     assert str(tmp_path / "xdg" / "assay") in xdg.stdout
 
 
+@pytest.mark.slow
 def test_clear_with_yes(tmp_path: Path) -> None:
     path = fill(tmp_path / "cache")
     one_model = assay(
@@ -91,6 +95,7 @@ def test_clear_with_yes(tmp_path: Path) -> None:
     assert again.returncode == ExitCode.OK and "nothing to clear" in again.stdout
 
 
+@pytest.mark.slow
 def test_clear_an_unknown_model_names_the_known_ones(tmp_path: Path) -> None:
     path = fill(tmp_path / "cache")
     done = assay("cache", "clear", "--cache-dir", "cache", "--model", "x/y", "--yes", cwd=tmp_path)
@@ -99,6 +104,7 @@ def test_clear_an_unknown_model_names_the_known_ones(tmp_path: Path) -> None:
     assert entries(path) == 4
 
 
+@pytest.mark.slow
 def test_clear_without_yes_off_a_terminal_refuses(tmp_path: Path) -> None:
     path = fill(tmp_path / "cache")
     done = assay("cache", "clear", "--cache-dir", "cache", cwd=tmp_path)
@@ -107,6 +113,7 @@ def test_clear_without_yes_off_a_terminal_refuses(tmp_path: Path) -> None:
     assert entries(path) == 4
 
 
+@pytest.mark.slow
 def test_a_corrupt_cache_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "cache").mkdir()
     path = tmp_path / "cache" / CACHE_FILE_NAME
@@ -121,6 +128,7 @@ def test_a_corrupt_cache_is_an_input_error(tmp_path: Path) -> None:
     assert path.read_text() == "not a database at all\n" * 100
 
 
+@pytest.mark.slow
 def test_cache_without_an_action(tmp_path: Path) -> None:
     done = assay("cache", cwd=tmp_path)
     assert done.returncode == ExitCode.USAGE_ERROR

@@ -226,6 +226,7 @@ def test_the_shipped_changed_agent(tmp_path: Path, capsys: pytest.CaptureFixture
     assert data["static_json"]["verdict"] == "no significant change"
 
 
+@pytest.mark.slow
 def test_help_imports_neither_rich_pydantic_nor_the_comparison() -> None:
     code = (
         "import sys\n"

@@ -13,6 +13,8 @@ from _cli import explain
 from assay.cli.main import main
 from chat_server import ChatServer, RecordedRequest, Reply
 
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
+
 
 def strict(request: RecordedRequest) -> Reply:
     """Fails every answer, with a rationale that tries to be Markdown and HTML."""

@@ -50,6 +50,7 @@ def runs_by_id(path: Path) -> dict[str, Trajectory]:
     return by_id
 
 
+@pytest.mark.slow
 def test_convert_the_samples_then_read_them_back(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     proc = assay("convert", sample_dir(tmp_path), "--out", out)
@@ -102,6 +103,7 @@ def test_convert_the_samples_then_read_them_back(tmp_path: Path) -> None:
     assert [s.duration_ms for s in trace.steps] == [1100.0, 800.0]
 
 
+@pytest.mark.slow
 def test_the_converted_file_is_scored_by_evaluate(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     inputs = [SAMPLES / "openai_parallel.json", SAMPLES / "langgraph_dicts.json"]
@@ -149,6 +151,7 @@ def test_the_converted_file_is_scored_by_evaluate(tmp_path: Path) -> None:
     assert results["langgraph_dicts"]["score"]["passed"] is not True  # prose, not the JSON asked
 
 
+@pytest.mark.slow
 def test_nothing_convertible_exits_3_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"what": 1}')
@@ -163,6 +166,7 @@ def test_nothing_convertible_exits_3_and_writes_nothing(tmp_path: Path) -> None:
     assert out.read_text() == "kept\n"  # a failed conversion leaves the old output alone
 
 
+@pytest.mark.slow
 def test_with_standard_error_closed_problems_do_not_land_on_standard_output(
     tmp_path: Path,
 ) -> None:
@@ -175,6 +179,7 @@ def test_with_standard_error_closed_problems_do_not_land_on_standard_output(
     assert runs_by_id(out)
 
 
+@pytest.mark.slow
 def test_named_format_and_help(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     proc = assay("convert", SAMPLES / "otel_export.json", "--from", "otel", "--out", out, "-q")

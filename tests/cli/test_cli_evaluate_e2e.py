@@ -18,6 +18,8 @@ import pytest
 
 from _cli import assay, explain, popen
 
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO_ROOT / "examples"
 

@@ -346,6 +346,7 @@ def test_lone_surrogates_in_json_content_are_data(tmp_path: Path) -> None:
     assert (record["gold_value"], record["model_value"]) == ("\\ud800", "\\ud800")
 
 
+@pytest.mark.slow
 def test_a_non_utf8_file_name_through_the_installed_script(tmp_path: Path) -> None:
     # The same through a real process, whose argv and file names the OS hands over as bytes.
     runs = tmp_path / "runs"

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_cli_evaluate_e2e import (
     make_run,
     read_aggregate,
@@ -22,6 +23,8 @@ from test_cli_evaluate_e2e import (
 
 from _cli import assay, explain
 from chat_server import ChatServer, RecordedRequest, Reply
+
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
 
 JUDGE = "local/judge-1"
 

@@ -20,6 +20,8 @@ from assay.models.cache import CACHE_FILE_NAME, ResponseCache, request_key
 from assay.models.types import ChatRequest, ChatResponse
 from chat_server import ChatServer, RecordedRequest, Reply
 
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
+
 
 def judged(tmp_path: Path, reports: str) -> dict[str, dict[str, object]]:
     """The score of each judged run (`right` and `wrong`; `silent` has no answer)."""

@@ -33,6 +33,7 @@ def results(reports: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (reports / "results.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_evaluate_reads_every_format_without_convert(tmp_path: Path) -> None:
     runs, gt = tmp_path / "runs", tmp_path / "gt" / "scenario_106"
     runs.mkdir()
@@ -80,6 +81,7 @@ def test_evaluate_reads_every_format_without_convert(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_from_forces_one_reader_and_an_unknown_name_is_a_usage_error(tmp_path: Path) -> None:
     runs, gt = tmp_path / "runs", tmp_path / "gt" / "scenario_106"
     runs.mkdir()
@@ -139,6 +141,7 @@ def test_workers_share_out_lines_of_any_format_with_the_same_reports(
     assert (totals["runs_read"], totals["scored"], totals["passed"]) == (41, 41, 27)
 
 
+@pytest.mark.slow
 def test_convert_reads_a_track1_file_into_runs_evaluate_reads_back(tmp_path: Path) -> None:
     path = track1_file(tmp_path)
     out = tmp_path / "runs.jsonl"

@@ -12,6 +12,8 @@ from test_cli_evaluate_e2e import read_aggregate, reports_by_run_id, write_json,
 
 from _cli import assay, explain
 
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
+
 
 def _turn(text: str, turn: int | None = None) -> dict[str, object]:
     step: dict[str, object] = {"text": text, "tool_calls": []}

@@ -24,6 +24,7 @@ from assay.scorers.registry import builtin_scorers, scorer_info
 # --- assay scorers --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_scorers_lists_every_built_in_with_its_summary_and_options() -> None:
     proc = assay("scorers")
     assert proc.returncode == 0, explain(proc)
@@ -34,6 +35,7 @@ def test_scorers_lists_every_built_in_with_its_summary_and_options() -> None:
     assert "llm_judge (asks a model) - Judge the answer" in proc.stdout
 
 
+@pytest.mark.slow
 def test_scorers_name_shows_one_in_full() -> None:
     proc = assay("scorers", "static_json")
     assert proc.returncode == 0, explain(proc)
@@ -62,6 +64,7 @@ def test_scorers_json_is_the_machine_form(capsys: pytest.CaptureFixture[str]) ->
     assert one["name"] == "max_turns" and one["options"][0]["name"] == "limit"
 
 
+@pytest.mark.slow
 def test_scorers_with_an_unknown_name_is_a_usage_error() -> None:
     proc = assay("scorers", "no_such_scorer")
     assert proc.returncode == 2
@@ -78,6 +81,7 @@ def _inputs(tmp_path: Path) -> tuple[Path, Path]:
     return runs, gt
 
 
+@pytest.mark.slow
 def test_an_option_set_with_dash_s_is_used_and_recorded_with_the_defaults(tmp_path: Path) -> None:
     runs, gt = _inputs(tmp_path)
     proc = evaluate(runs, gt, tmp_path / "out", "-S", "static_json.list_order=position")
@@ -109,6 +113,7 @@ def test_an_option_set_with_dash_s_is_used_and_recorded_with_the_defaults(tmp_pa
     assert default.returncode == 0
 
 
+@pytest.mark.slow
 def test_a_flag_is_the_same_option_and_dash_s_wins_over_it(tmp_path: Path) -> None:
     runs, gt = _inputs(tmp_path)
     flag = evaluate(runs, gt, tmp_path / "flag", "--list-order", "position")
@@ -129,6 +134,7 @@ def test_every_option_flag_targets_a_declared_option(flag: str, scorer: str, opt
     assert scorer_info(scorer).option(option) is not None
 
 
+@pytest.mark.slow
 def test_several_scorers_are_recorded_in_the_order_they_were_used(tmp_path: Path) -> None:
     runs, gt = _inputs(tmp_path)
     proc = evaluate(
@@ -162,6 +168,7 @@ def test_several_scorers_are_recorded_in_the_order_they_were_used(tmp_path: Path
         ("list_order=position", "expected NAME.OPTION=VALUE"),
     ],
 )
+@pytest.mark.slow
 def test_a_bad_setting_is_a_usage_error_naming_the_problem(
     tmp_path: Path, setting: str, message: str
 ) -> None:
@@ -172,6 +179,7 @@ def test_a_bad_setting_is_a_usage_error_naming_the_problem(
     assert not (tmp_path / "out").exists()  # refused before anything was read or written
 
 
+@pytest.mark.slow
 def test_an_option_the_scorer_refuses_is_a_usage_error_for_an_every_run_scorer(
     tmp_path: Path,
 ) -> None:
@@ -183,6 +191,7 @@ def test_an_option_the_scorer_refuses_is_a_usage_error_for_an_every_run_scorer(
     assert "cannot use scorer 'trajectory'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_scorers_named_by_scenarios_in_worker_processes_are_recorded(tmp_path: Path) -> None:
     """Enough runs for worker processes: the scorers they build are still recorded."""
     runs, gt = tmp_path / "runs", tmp_path / "gt"
@@ -212,6 +221,7 @@ def test_scorers_named_by_scenarios_in_worker_processes_are_recorded(tmp_path: P
     ]
 
 
+@pytest.mark.slow
 def test_a_scorer_that_cannot_be_built_is_not_recorded_as_run(tmp_path: Path) -> None:
     runs, gt = tmp_path / "runs", tmp_path / "gt"
     write_json(runs / "1.json", make_run("r1", "1", "x"))

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_cli_evaluate_e2e import (
     evaluate,
     make_run,
@@ -16,6 +17,8 @@ from test_cli_evaluate_e2e import (
 )
 
 from _cli import explain
+
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
 
 
 def turns(*calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:

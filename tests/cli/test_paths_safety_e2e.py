@@ -28,6 +28,8 @@ from test_cli_evaluate_e2e import (
 from _cli import assay, explain
 from assay.reports.read import read_results as read_results_lines
 
+pytestmark = pytest.mark.slow  # each test runs the console script in a new process
+
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks are POSIX")
 
 

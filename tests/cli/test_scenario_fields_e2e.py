@@ -22,6 +22,7 @@ from assay.formats.scenarios import _TEXT_FIELDS, case_from_object
 from assay.schema.scenario import Scenario, check
 
 
+@pytest.mark.slow
 def test_a_bad_field_errors_the_scorer_that_needs_it_and_the_others_score(
     tmp_path: Path,
 ) -> None:
@@ -70,6 +71,7 @@ def test_a_bad_field_errors_the_scorer_that_needs_it_and_the_others_score(
     assert any(r.startswith("[0].success_criteria[0].max_tokens: ") for r in reasons)
 
 
+@pytest.mark.slow
 def test_help_folders_and_plain_scenario_files_do_not_import_pydantic(tmp_path: Path) -> None:
     folder = tmp_path / "gt" / "scenario_1"
     folder.mkdir(parents=True)

@@ -23,6 +23,8 @@ from test_cli_evaluate_e2e import make_run, read_aggregate, reports_by_run_id, w
 from _cli import assay as run_assay
 from _cli import explain
 
+pytestmark = pytest.mark.slow  # pip builds and installs a distribution
+
 PLUGIN_MODULE = '''\
 """A scorer from outside assay: one module and an entry point."""
 

@@ -149,6 +149,7 @@ def test_a_line_of_exactly_the_cap_is_read_whatever_ends_it(tmp_path: Path) -> N
     assert _lines(path, 8) == [("1", "a" * 8 + "\n"), ("2", "b" * 8)]
 
 
+@pytest.mark.slow
 def test_a_gigabyte_line_is_skipped_without_being_held(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     _sparse(path, GB, b'{"run_id": "a"}\n')

@@ -28,6 +28,8 @@ from verify import (
     strict_control_problems,
 )
 
+pytestmark = pytest.mark.slow
+
 ALLOWED_EXIT_CODES = (0, 1, 3)
 """Finished (1: below --fail-under, 3: no run in the input); never 2 or 4 on data."""
 

@@ -30,7 +30,10 @@ from verify import HANG_GUARD_S, assay_command, environment, read_reports
 
 from report_schema import check_reports_dir
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals and workers")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals and workers"),
+]
 
 SEED = int(os.environ.get("ASSAY_INTERRUPT_SEED", "20261125"))
 RUNS_IN_LINES = 1200

@@ -2,7 +2,8 @@
 Playwright over its DevTools protocol), shared by the whole test session.
 
 Without Chromium the browser tests are skipped with the reason, except in CI (`CI` set), where
-a missing browser is a failure.
+a missing browser is a failure. Every test that uses the browser is marked `slow`: it runs with
+`-m slow` or `-m "slow or not slow"` (as in CI), not in the default fast set.
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 def _chromium_missing() -> str | None:

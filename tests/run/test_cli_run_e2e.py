@@ -161,6 +161,7 @@ def test_bad_inputs_are_said_with_their_exit_codes(
     assert not (project / "reports").exists()
 
 
+@pytest.mark.slow
 def test_fail_under_counts_failed_runs_as_not_passed(project: Path) -> None:
     args = ["run", "my_agent.py:agent", "cases.jsonl", "--timeout", "1", "-q",
             "--reports-dir", "out"]
@@ -189,6 +190,7 @@ def _stable(aggregate: dict[str, Any]) -> dict[str, Any]:
     return strip(aggregate)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_gives_the_uninterrupted_aggregate(project: Path) -> None:
     cases = [
         {"eval_id": f"c{i:02d}", "user_query": f"weather in {'Paris' if i % 3 else 'Oslo'}?",
@@ -231,6 +233,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_aggregate(project: Path) -> 
     assert len(run_ids) == len(set(run_ids)) == 48
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_sigterm_or_ctrl_c_keeps_what_finished_and_resume_finishes(
     project: Path, signum: int

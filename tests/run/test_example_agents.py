@@ -126,6 +126,7 @@ def test_the_langgraph_variant_records_its_nodes_and_token_counts() -> None:
     assert len(collector.model_calls) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["agent.py:agent", "langgraph_agent.py:graph"])
 def test_assay_run_on_the_examples_passes_four_fails_one_and_times_one_out(
     target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -30,6 +30,8 @@ from assay.live.capture.langchain import TrajectoryCallbackHandler, make_traject
 from assay.records import Usage
 from assay.trajectory.spec import StepType
 
+pytestmark = pytest.mark.slow
+
 
 class ScriptedChatModel(FakeMessagesListChatModel):
     """langchain-core's list-of-messages fake model, bindable to tools (the binding is kept

@@ -558,6 +558,7 @@ def test_arguments_nested_past_the_limit_are_a_mismatch_not_a_crash(mode: str) -
     assert "nested deeper than 64 levels" in strict.reason
 
 
+@pytest.mark.slow
 def test_very_long_trajectories_stay_fast_and_exact_for_one_call_steps() -> None:
     expected = [f"tool{i}" for i in range(3000)]
     actual = expected[1:] + expected[:1]  # the first call moved to the end
