@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -53,7 +54,9 @@ def test_a_shown_size_reads_back_to_within_a_tenth_of_its_unit(size: int) -> Non
     shown = format_size(size)
     number, unit = shown.split(" ")
     factor = {"bytes": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}[unit]
-    assert abs(float(number.replace(",", "")) * factor - size) <= 0.05 * factor
+    # Exact arithmetic: one decimal is off by at most half a tenth, which a float product can
+    # overshoot by its rounding (14.2 KB is 51.2 bytes from 14,592, and 14.2 * 1024 is not).
+    assert abs(Fraction(number.replace(",", "")) * factor - size) <= Fraction(factor, 20)
     if size % factor == 0:
         assert number.replace(",", "") == str(size // factor)  # whole units are shown whole
     else:  # never as if it were whole units: "2.0 KB; the limit is 2 KB" would say nothing
