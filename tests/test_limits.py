@@ -6,7 +6,7 @@ import asyncio
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from assay.limits import (
@@ -50,6 +50,7 @@ def test_what_is_not_a_positive_size_is_refused(text: str) -> None:
 
 
 @given(st.integers(min_value=1, max_value=2**40))
+@example(14_592)
 def test_a_shown_size_reads_back_to_within_a_tenth_of_its_unit(size: int) -> None:
     shown = format_size(size)
     number, unit = shown.split(" ")
