@@ -279,7 +279,7 @@ def _evaluate_and_report(
     from assay.cli.report import html_after_evaluate
     from assay.formats.registry import UnknownReaderError
     from assay.offline import EvaluateOptions, evaluate
-    from assay.reports.console import Progress, import_rich, print_summary
+    from assay.reports.console import Progress, print_summary
     from assay.scorers.registry import UnknownScorerError
 
     checks = checks_of(args, parser, scorer_default=args.scorer_default)
@@ -302,18 +302,9 @@ def _evaluate_and_report(
         reader=args.fmt,
         limits=_limits(args),
     )
-    rich_imported = args.quiet
-
-    def on_progress() -> None:
-        nonlocal rich_imported
-        progress.advance()
-        if not rich_imported:
-            rich_imported = True
-            import_rich()
-
     try:
         with Progress(enabled=show_progress) as progress:
-            summary = evaluate(options, on_progress=on_progress)
+            summary = evaluate(options, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except UnknownReaderError as exc:

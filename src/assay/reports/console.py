@@ -162,17 +162,6 @@ class Progress:
             self._progress.__exit__(exc_type, exc, traceback)
 
 
-def import_rich() -> None:
-    """Import what `print_summary` needs, ahead of time.
-
-    rich takes some 30 ms to import. The CLI calls this once the first result is in: worker
-    processes are scoring by then and this process mostly waits for them, so the import
-    overlaps their work instead of adding to the time after the last result.
-    """
-    import rich.console
-    import rich.table  # noqa: F401
-
-
 def print_summary(
     summary: RunSummary, reports_dir: Path, *, verbose: bool = False, file: IO[str] | None = None
 ) -> None:
