@@ -25,7 +25,7 @@ from typing import Any
 from assay._text import path_text
 from assay.live.criteria import EvalConfig, inferred_config
 from assay.live.evalset import EvalSet
-from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports, result_of_line
+from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
 from assay.live.runner import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
 from assay.live.views import EvalCaseResult, EvalReport, live_figures
 from assay.reports.red_flags import RedFlagThresholds
@@ -220,10 +220,9 @@ async def _evaluate_into(
                 ],
             )
     for unit in units:
-        if unit.run_id not in views and unit.run_id in reports.lines:
-            kept = result_of_line(reports.lines[unit.run_id])
-            if kept is not None:
-                views[unit.run_id] = EvalCaseResult.of(kept, repeat=unit.repeat)
+        kept = reports.results.get(unit.run_id)
+        if unit.run_id not in views and kept is not None:
+            views[unit.run_id] = EvalCaseResult.of(kept, repeat=unit.repeat)
     return EvalReport(
         [views[u.run_id] for u in units if u.run_id in views],
         weights=engine.config.weights(),

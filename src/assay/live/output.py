@@ -100,6 +100,8 @@ class LiveReports:
         self._runs: int | None = None
         self.lines: dict[str, dict[str, Any]] = {}
         """`results.jsonl` line by run id: kept from before (resume) and written now."""
+        self.results: dict[str, CaseResult] = {}
+        """The result of each of `lines`: read back from a kept line, or the one written."""
 
     @property
     def finished(self) -> set[str]:
@@ -111,8 +113,10 @@ class LiveReports:
         try:
             for line in writer.kept:
                 run_id = line.get("run_id")
-                if isinstance(run_id, str) and result_of_line(line) is not None:
+                kept = result_of_line(line) if isinstance(run_id, str) else None
+                if kept is not None and isinstance(run_id, str):
                     self.lines[run_id] = line
+                    self.results[run_id] = kept
             self._runs = self._open_runs()
         except BaseException:
             writer.__exit__(None, None, None)
@@ -165,6 +169,7 @@ class LiveReports:
         entry = orjson.loads(result_line)
         entry["report_file"] = report_file
         self.lines[outcome.unit.run_id] = entry
+        self.results[outcome.unit.run_id] = outcome.result
         return report_file
 
     def finish(
@@ -183,12 +188,11 @@ class LiveReports:
         builder.set_scenarios_loaded(cases)
         results = []
         for unit in units:
-            line = self.lines.get(unit.run_id)
-            result = None if line is None else result_of_line(line)
-            if result is None or line is None:
+            result = self.results.get(unit.run_id)
+            if result is None:
                 continue
             results.append(result)
-            builder.add_figures(ResultFigures.of(result), line.get("report_file"))
+            builder.add_figures(ResultFigures.of(result), result.report_file)
         summary = builder.finish(problems, interrupted=interrupted)
         summary.options = options
         summary.scorers = scorers

@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -31,6 +31,9 @@ from assay._jsonable import json_type_phrase
 from assay.reports.files import read_regular, whole_object_lines
 from assay.reports.store import RESULTS_FILE
 from assay.results import CaseResult, OpsMetrics, Score, ScoreStatus
+
+if TYPE_CHECKING:
+    from assay.schema.report import ScoreRecord
 
 __all__ = [
     "LineProblem",
@@ -145,10 +148,14 @@ def _reason(line: bytes, error: orjson.JSONDecodeError) -> str:
 def result_of_line(line: Mapping[str, Any]) -> CaseResult:
     """The result a `results.jsonl` line records (its per-key records and the gold answer
     aside, which only the per-run report keeps): what a resumed live evaluation counts for the
-    runs it does not run again.
+    runs it does not run again, and what a re-scored one keeps.
+
+    The line is read through the model that defines it (`assay.schema.report.ResultLine`,
+    whose JSON Schema `assay schema line` prints; without its `report_file`, a `RunReport`).
 
     Raises:
-        ValueError: the line is not a result as assay writes one (`assay schema line`).
+        ValueError: the line is not a result as assay writes one (the first field that is
+            not, by its path).
 
     Example:
         >>> from assay.reports.store import render
@@ -157,53 +164,60 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         ...                     Score.scored("s", 0.5, passed=False), OpsMetrics(), repeat=2)
         >>> result_of_line(orjson.loads(render(result)[1])) == result
         True
+        >>> result_of_line({"scenario_id": "11"})
+        Traceback (most recent call last):
+        ...
+        ValueError: not a result line: scenario_type: Field required
     """
+    from pydantic import ValidationError
+
+    from assay.schema.loc import path_text
+    from assay.schema.report import ResultLine, RunReport
+
+    model = ResultLine if "report_file" in line else RunReport
     try:
-        ops = line["ops"]
-        repeat = line.get("repeat")
-        if repeat is not None and (type(repeat) is not int or repeat < 1):
-            raise ValueError(f"repeat is not a whole number from 1: {repeat!r}")
-        return CaseResult(
-            scenario_id=_text(line["scenario_id"]),
-            run_id=line.get("run_id"),
-            runner=line.get("runner"),
-            model=line.get("model"),
-            question=line.get("question"),
-            answer=line.get("answer"),
-            score=_score(line["score"]),
-            ops=OpsMetrics(
-                ops["turn_count"],
-                ops["tool_call_count"],
-                list(ops.get("unique_tools") or []),
-                ops["tokens_in"],
-                ops["tokens_out"],
-                ops["duration_ms"],
-                ops["est_cost_usd"],
-                bool(ops["context_overflow"]),
-                bool(ops["escalated"]),
-            ),
-            scenario_type=line.get("scenario_type"),
-            source=line.get("source") or "",
-            report_file=line.get("report_file"),
-            scores=[_score(part) for part in line.get("scores") or []],
-            repeat=repeat,
-        )
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"not a result line: {error!r}") from None
+        record = model.model_validate(line, strict=True)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = path_text(tuple(first["loc"])) or "line"
+        raise ValueError(f"not a result line: {where}: {first['msg']}") from None
+    ops = record.ops
+    return CaseResult(
+        scenario_id=record.scenario_id,
+        run_id=record.run_id,
+        runner=record.runner,
+        model=record.model,
+        question=record.question,
+        answer=record.answer,
+        score=_score(record.score),
+        ops=OpsMetrics(
+            ops.turn_count,
+            ops.tool_call_count,
+            list(ops.unique_tools),
+            ops.tokens_in,
+            ops.tokens_out,
+            ops.duration_ms,
+            ops.est_cost_usd,
+            ops.context_overflow,
+            ops.escalated,
+        ),
+        scenario_type=record.scenario_type,
+        source=record.source,
+        report_file=getattr(record, "report_file", None),
+        scores=[_score(part) for part in record.scores],
+        repeat=record.repeat,
+    )
 
 
-def _score(record: Any) -> Score:
+def _score(record: ScoreRecord) -> Score:
     """A `Score` from its record in a report."""
-    details = record["details"]
-    if not isinstance(details, dict):
-        raise TypeError("details is not an object")
     return Score(
-        _text(record["scorer"]),
-        ScoreStatus(record["status"]),
-        record["score"],
-        record["passed"],
-        record.get("rationale") or "",
-        details,
+        record.scorer,
+        ScoreStatus(record.status),
+        record.score,
+        record.passed,
+        record.rationale,
+        record.details,
     )
 
 
