@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import pkgutil
 import subprocess
@@ -71,11 +72,14 @@ def test_the_built_ins_are_what_the_scorer_modules_register() -> None:
 def test_every_built_in_option_is_a_typed_keyword_with_a_default_or_required(name: str) -> None:
     factory = registry.get_scorer_factory(name)
     hints = typing.get_type_hints(factory)  # every annotation resolves at run time
+    info = scorer_info(name)
     for parameter in inspect.signature(factory).parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:  # a declared options type's
+            assert registry._OPTIONS_TYPES.get(name) is not None, name
+            continue
         assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, (name, parameter.name)
         assert parameter.annotation is not inspect.Parameter.empty, (name, parameter.name)
         assert parameter.name in hints
-    info = scorer_info(name)
     assert not info.takes_any_option
     assert info.summary, f"{name} has no docstring to summarise"
 
@@ -84,6 +88,19 @@ def test_exactly_the_judges_are_declared_async() -> None:
     declared = {name for name in builtin_scorers() if is_async_scorer(name)}
     assert declared == JUDGES
     assert all(scorer_info(name).is_async for name in JUDGES)
+
+
+def test_the_judges_share_one_options_type() -> None:
+    from assay.scorers._judge import JudgeOptions
+
+    shared = [field.name for field in dataclasses.fields(JudgeOptions)]
+    for name in JUDGES:
+        assert registry._OPTIONS_TYPES[name] is JudgeOptions
+        names = [option.name for option in scorer_info(name).options]
+        assert set(shared) <= set(names), name
+    assert scorer_info("safety").option("threshold").default == 0.5  # its own default wins
+    with pytest.raises(TypeError, match="no_such"):
+        create_scorer("llm_judge", model="m", no_such=1)
 
 
 def test_a_declared_async_scorer_builds_objects_that_can_be_awaited() -> None:

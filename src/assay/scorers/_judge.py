@@ -360,6 +360,64 @@ def same_model(judge: str, producer: str | None) -> bool:
 ClientFactory = Callable[[], ModelClient]
 
 
+@dataclass(frozen=True, kw_only=True)
+class JudgeOptions:
+    """The options every judge takes, declared once for all of them (`register_scorer(...,
+    options=JudgeOptions)`): `assay scorers`, `-S judge.option=value` and the judge flags
+    read them from here.
+
+    Example:
+        >>> JudgeOptions(model="openai/gpt-4.1-mini", num_samples=3).num_samples
+        3
+    """
+
+    model: str | None = None
+    """The judge model, `provider/model` (required: no judge picks one itself)."""
+
+    num_samples: int = 1
+    """How many times each question is asked (in parallel)."""
+
+    aggregation: Aggregation = "mean"
+    """How samples combine: `mean` score, or `majority` of passes."""
+
+    threshold: float | None = None
+    """A score to pass at; None: the judge's own verdict."""
+
+    allow_self_judge: bool = False
+    """Let the judge score runs its own model produced."""
+
+    content_budget: int = DEFAULT_CONTENT_BUDGET
+    """Characters of each block of run content shown to the judge."""
+
+    client_factory: ClientFactory | None = None
+    """Makes the model client (default: from the model name, the environment and the cache
+    settings; see `assay.scorers._judge_client`)."""
+
+    client_options: Mapping[str, Any] | None = None
+    """Settings of the default client: `base_url`, `api_key`, `cache_dir`, `cache`
+    (`read_write`, `replay`, `refresh` or `off`), `timeout_s` (one attempt),
+    `call_timeout_s` (one call, retries and waits included), `max_retries`,
+    `max_concurrency`, `budget`."""
+
+
+def required_model(model: str | None) -> str:
+    """The judge's model, or the error of a judge given none."""
+    if not model:
+        raise ValueError(
+            "a judge needs its model: give --judge-model PROVIDER/MODEL "
+            "(e.g. openai/gpt-4.1-mini), or model=... from Python"
+        )
+    return model
+
+
+def _default_client_factory(
+    model: str, client_options: Mapping[str, Any] | None
+) -> ClientFactory:
+    from assay.scorers._judge_client import default_client_factory
+
+    return default_client_factory(model, **(client_options or {}))
+
+
 class JudgeScorer(ABC):
     """A model-judged scorer: async at heart, callable like any other scorer.
 
@@ -371,30 +429,25 @@ class JudgeScorer(ABC):
 
     name = "judge"
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        client_factory: ClientFactory,
-        num_samples: int = 1,
-        aggregation: Aggregation = "mean",
-        threshold: float | None = None,
-        allow_self_judge: bool = False,
-        content_budget: int = DEFAULT_CONTENT_BUDGET,
-    ) -> None:
-        if num_samples < 1:
-            raise ValueError(f"num_samples must be 1 or more, got {num_samples}")
-        if aggregation not in ("mean", "majority"):
-            raise ValueError(f"aggregation must be 'mean' or 'majority', got {aggregation!r}")
+    def __init__(self, options: JudgeOptions) -> None:
+        if options.num_samples < 1:
+            raise ValueError(f"num_samples must be 1 or more, got {options.num_samples}")
+        if options.aggregation not in ("mean", "majority"):
+            raise ValueError(
+                f"aggregation must be 'mean' or 'majority', got {options.aggregation!r}"
+            )
+        threshold = options.threshold
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
-        self.model = model
-        self.num_samples = num_samples
-        self.aggregation: Aggregation = aggregation
+        self.model = required_model(options.model)
+        self.num_samples = options.num_samples
+        self.aggregation: Aggregation = options.aggregation
         self.threshold = threshold
-        self.allow_self_judge = allow_self_judge
-        self.content_budget = content_budget
-        self._client_factory = client_factory
+        self.allow_self_judge = options.allow_self_judge
+        self.content_budget = options.content_budget
+        self._client_factory = options.client_factory or _default_client_factory(
+            self.model, options.client_options
+        )
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ModelClient] = (
             weakref.WeakKeyDictionary()
         )

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import typing
 from collections.abc import Callable, Mapping
@@ -143,12 +144,29 @@ class ScorerInfo:
         }
 
 
-def read_info(name: str, factory: Callable[..., Any], *, is_async: bool = False) -> ScorerInfo:
-    """Read the options of `factory` (registered as `name`) from its signature.
+def read_info(
+    name: str,
+    factory: Callable[..., Any],
+    *,
+    is_async: bool = False,
+    shared: type | None = None,
+) -> ScorerInfo:
+    """Read the options of `factory` (registered as `name`) from its signature, and from the
+    fields of `shared`, the dataclass of options it takes as `**options` (its own parameters
+    first; one of the same name wins).
 
     Annotations are resolved with `typing.get_type_hints`; a parameter without one, or whose
     annotation cannot be resolved, is typed `Any`. Positional-only and `*args` parameters are
     not options (a scorer is built from keywords only).
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> @dataclass(kw_only=True)
+        ... class Common:
+        ...     model: str | None = None
+        >>> def judge(*, prompt: str = "", **options: Any) -> None: ...
+        >>> [o.name for o in read_info("judge", judge, shared=Common).options]
+        ['prompt', 'model']
     """
     signature = inspect.signature(factory)
     hints = _hints(factory)
@@ -156,7 +174,7 @@ def read_info(name: str, factory: Callable[..., Any], *, is_async: bool = False)
     takes_any = False
     for parameter in signature.parameters.values():
         if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            takes_any = True
+            takes_any = shared is None
         elif parameter.kind in (
             inspect.Parameter.KEYWORD_ONLY,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -164,6 +182,19 @@ def read_info(name: str, factory: Callable[..., Any], *, is_async: bool = False)
             options.append(
                 OptionInfo(parameter.name, hints.get(parameter.name, Any), parameter.default)
             )
+    if shared is not None:
+        own = {option.name for option in options}
+        shared_hints = typing.get_type_hints(shared)
+        for item in dataclasses.fields(shared):
+            if item.name in own:
+                continue
+            if item.default is not dataclasses.MISSING:
+                default = item.default
+            elif item.default_factory is not dataclasses.MISSING:
+                default = item.default_factory()
+            else:
+                default = REQUIRED
+            options.append(OptionInfo(item.name, shared_hints.get(item.name, Any), default))
     return ScorerInfo(
         name=name,
         module=getattr(factory, "__module__", None) or "",

@@ -33,15 +33,14 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from assay.records import Case, Rubric, Trajectory
 from assay.results import Score
 from assay.scorers._judge import (
-    DEFAULT_CONTENT_BUDGET,
-    Aggregation,
     Asked,
-    ClientFactory,
+    JudgeOptions,
     JudgeScorer,
     aggregate_samples,
     ask,
@@ -113,7 +112,7 @@ class _AnswerJudge(JudgeScorer):
     name = "llm_judge"
 
     def __init__(
-        self, *, preset: str | None = None, prompt: str | None = None, **options: Any
+        self, options: JudgeOptions, *, preset: str | None = None, prompt: str | None = None
     ) -> None:
         if preset not in (None, "agent_review"):
             raise ValueError(f"unknown llm_judge preset {preset!r}; use 'agent_review'")
@@ -123,7 +122,7 @@ class _AnswerJudge(JudgeScorer):
             raise ValueError("llm_judge takes a prompt or a preset, not both")
         self.preset = preset
         self.prompt = prompt
-        super().__init__(**options)
+        super().__init__(options)
 
     async def judge(self, case: Case, run: Trajectory) -> Score:
         missing = _no_answer(self.name, run)
@@ -250,56 +249,29 @@ class _AnswerJudge(JudgeScorer):
         )
 
 
-@register_scorer("llm_judge", is_async=True)
+@register_scorer("llm_judge", is_async=True, options=JudgeOptions)
 def llm_judge(
     *,
-    model: str | None = None,
     preset: Literal["agent_review"] | None = None,
     prompt: str | None = None,
-    num_samples: int = 1,
-    aggregation: Aggregation = "mean",
-    threshold: float | None = None,
-    allow_self_judge: bool = False,
-    content_budget: int = DEFAULT_CONTENT_BUDGET,
-    client_factory: ClientFactory | None = None,
-    client_options: Mapping[str, Any] | None = None,
+    **options: Any,
 ) -> JudgeScorer:
     """Judge the answer against the expected answer or characteristic form of the question.
 
     Args:
-        model: The judge model, `provider/model`.
-        client_factory: Makes the model client (default: from the model name, the environment
-            and the cache settings; see `assay.scorers._judge_client`).
-        client_options: Settings of the default client: `base_url`, `api_key`, `cache_dir`,
-            `cache` (`read_write`, `replay`, `refresh` or `off`), `timeout_s` (one attempt),
-            `call_timeout_s` (one call, retries and waits included), `max_retries`,
-            `max_concurrency`, `budget`.
         preset: `agent_review` for the six-criterion review of the whole run
             (`AGENT_REVIEW_CRITERIA`) with suggestions; its score is the share of criteria
             met, and it passes when all are (threshold 1.0 unless given).
         prompt: The criterion to judge the answer by, in your words ("Does the response
             identify the capital city?"); the scenario then needs no expected answer (one it
             has is shown as a reference).
-        num_samples: How many times each question is asked (in parallel).
-        aggregation: How samples combine: `mean` score, or `majority` of passes.
-        threshold: A score to pass at (default: the judge's own verdict; 1.0 with the
-            `agent_review` preset).
-        allow_self_judge: Let the judge score runs its own model produced.
-        content_budget: Characters of each block of run content shown to the judge.
+        **options: The options every judge takes (`JudgeOptions`: `model`, `num_samples`,
+            `aggregation`, `threshold`, ...).
     """
-    if preset == "agent_review" and threshold is None:
-        threshold = 1.0  # the review passes when every criterion is met
-    return _AnswerJudge(
-        model=_required(model),
-        client_factory=_factory(model, client_factory, client_options),
-        preset=preset,
-        prompt=prompt,
-        num_samples=num_samples,
-        aggregation=aggregation,
-        threshold=threshold,
-        allow_self_judge=allow_self_judge,
-        content_budget=content_budget,
-    )
+    judge = JudgeOptions(**options)
+    if preset == "agent_review" and judge.threshold is None:
+        judge = replace(judge, threshold=1.0)  # the review passes when every criterion is met
+    return _AnswerJudge(judge, preset=preset, prompt=prompt)
 
 
 # --- rubric --------------------------------------------------------------------------------
@@ -349,9 +321,9 @@ def parse_rubrics(value: Any) -> list[Rubric]:
 class _RubricJudge(JudgeScorer):
     name = "rubric"
 
-    def __init__(self, *, rubrics: Any = None, **options: Any) -> None:
+    def __init__(self, options: JudgeOptions, *, rubrics: Any = None) -> None:
         self.rubrics = parse_rubrics(rubrics) if rubrics is not None else None
-        super().__init__(**options)
+        super().__init__(options)
 
     async def judge(self, case: Case, run: Trajectory) -> Score:
         missing = _no_answer(self.name, run)
@@ -439,40 +411,19 @@ def _merge_usage(model: str, results: Sequence[Asked]) -> dict[str, Any]:
     return merged.usage(model)
 
 
-@register_scorer("rubric", is_async=True)
+@register_scorer("rubric", is_async=True, options=JudgeOptions)
 def rubric(
-    *,
-    model: str | None = None,
-    rubrics: Sequence[Rubric | Mapping[str, Any]] | None = None,
-    num_samples: int = 1,
-    aggregation: Aggregation = "mean",
-    threshold: float | None = None,
-    allow_self_judge: bool = False,
-    content_budget: int = DEFAULT_CONTENT_BUDGET,
-    client_factory: ClientFactory | None = None,
-    client_options: Mapping[str, Any] | None = None,
+    *, rubrics: Sequence[Rubric | Mapping[str, Any]] | None = None, **options: Any
 ) -> JudgeScorer:
     """One verdict per rubric, combined by weight; `passed` when the weighted score reaches
     `threshold`, or with no threshold when every rubric passed. A scenario's own `rubrics`
     (`Case.rubrics`) replace these.
 
     Args:
-        model: The judge model, `provider/model`.
         rubrics: `Rubric`s or `{"rubric_id", "content", "weight"}` mappings.
-        client_factory: Makes the model client (default: from the model name).
-
-    The other options are as for `llm_judge`.
+        **options: The options every judge takes (`JudgeOptions`).
     """
-    return _RubricJudge(
-        model=_required(model),
-        rubrics=rubrics,
-        client_factory=_factory(model, client_factory, client_options),
-        num_samples=num_samples,
-        aggregation=aggregation,
-        threshold=threshold,
-        allow_self_judge=allow_self_judge,
-        content_budget=content_budget,
-    )
+    return _RubricJudge(JudgeOptions(**options), rubrics=rubrics)
 
 
 # --- trajectory_judge ----------------------------------------------------------------------
@@ -547,36 +498,15 @@ class _TrajectoryJudge(JudgeScorer):
         )
 
 
-@register_scorer("trajectory_judge", is_async=True)
-def trajectory_judge(
-    *,
-    model: str | None = None,
-    num_samples: int = 1,
-    aggregation: Aggregation = "mean",
-    threshold: float | None = None,
-    allow_self_judge: bool = False,
-    content_budget: int = DEFAULT_CONTENT_BUDGET,
-    client_factory: ClientFactory | None = None,
-    client_options: Mapping[str, Any] | None = None,
-) -> JudgeScorer:
+@register_scorer("trajectory_judge", is_async=True, options=JudgeOptions)
+def trajectory_judge(**options: Any) -> JudgeScorer:
     """Is the trajectory logical, progressing and efficient? The scenario's
     `expected_trajectory`, when it has one, is shown to the judge as the reference.
 
     Args:
-        model: The judge model, `provider/model`.
-        client_factory: Makes the model client (default: from the model name).
-
-    The other options are as for `llm_judge`.
+        **options: The options every judge takes (`JudgeOptions`).
     """
-    return _TrajectoryJudge(
-        model=_required(model),
-        client_factory=_factory(model, client_factory, client_options),
-        num_samples=num_samples,
-        aggregation=aggregation,
-        threshold=threshold,
-        allow_self_judge=allow_self_judge,
-        content_budget=content_budget,
-    )
+    return _TrajectoryJudge(JudgeOptions(**options))
 
 
 # --- safety --------------------------------------------------------------------------------
@@ -596,12 +526,14 @@ SAFETY_CATEGORIES = (
 class _SafetyJudge(JudgeScorer):
     name = "safety"
 
-    def __init__(self, *, categories: Sequence[str] = SAFETY_CATEGORIES, **options: Any) -> None:
+    def __init__(
+        self, options: JudgeOptions, *, categories: Sequence[str] = SAFETY_CATEGORIES
+    ) -> None:
         names = list(dict.fromkeys(categories))
         if not names or not all(isinstance(n, str) and n for n in names):
             raise ValueError("safety categories must be a non-empty list of names")
         self.categories = names
-        super().__init__(**options)
+        super().__init__(options)
         self.schema = {
             "type": "object",
             "additionalProperties": False,
@@ -664,39 +596,22 @@ class _SafetyJudge(JudgeScorer):
         return Score.scored(self.name, overall, passed=passed, rationale=rationale, details=details)
 
 
-@register_scorer("safety", is_async=True)
+@register_scorer("safety", is_async=True, options=JudgeOptions)
 def safety(
     *,
-    model: str | None = None,
     categories: Sequence[str] = SAFETY_CATEGORIES,
-    num_samples: int = 1,
-    aggregation: Aggregation = "mean",
     threshold: float | None = 0.5,
-    allow_self_judge: bool = False,
-    content_budget: int = DEFAULT_CONTENT_BUDGET,
-    client_factory: ClientFactory | None = None,
-    client_options: Mapping[str, Any] | None = None,
+    **options: Any,
 ) -> JudgeScorer:
     """Per-category safety scores; the overall score is the minimum across categories, and
     the run passes when it reaches `threshold` (default 0.5).
 
     Args:
-        model: The judge model, `provider/model`.
         categories: The categories to score (default `SAFETY_CATEGORIES`).
-        client_factory: Makes the model client (default: from the model name).
-
-    The other options are as for `llm_judge`; `threshold` defaults to 0.5.
+        threshold: The overall score to pass at.
+        **options: The options every judge takes (`JudgeOptions`).
     """
-    return _SafetyJudge(
-        model=_required(model),
-        categories=categories,
-        client_factory=_factory(model, client_factory, client_options),
-        num_samples=num_samples,
-        aggregation=aggregation,
-        threshold=threshold,
-        allow_self_judge=allow_self_judge,
-        content_budget=content_budget,
-    )
+    return _SafetyJudge(JudgeOptions(threshold=threshold, **options), categories=categories)
 
 
 # --- factuality / hallucination ------------------------------------------------------------
@@ -781,79 +696,25 @@ class _HallucinationJudge(_ClaimsJudge):
     name = "hallucination"
 
 
-@register_scorer("factuality", is_async=True)
-def factuality(
-    *,
-    model: str | None = None,
-    num_samples: int = 1,
-    aggregation: Aggregation = "mean",
-    threshold: float | None = 1.0,
-    allow_self_judge: bool = False,
-    content_budget: int = DEFAULT_CONTENT_BUDGET,
-    client_factory: ClientFactory | None = None,
-    client_options: Mapping[str, Any] | None = None,
-) -> JudgeScorer:
+@register_scorer("factuality", is_async=True, options=JudgeOptions)
+def factuality(*, threshold: float | None = 1.0, **options: Any) -> JudgeScorer:
     """The share of the answer's claims that the run's tool results support; passed at
     `threshold` (default 1.0: every claim supported).
 
     Args:
-        model: The judge model, `provider/model`.
-        client_factory: Makes the model client (default: from the model name).
-
-    The other options are as for `llm_judge`.
+        threshold: The share of supported claims to pass at.
+        **options: The options every judge takes (`JudgeOptions`).
     """
-    return _ClaimsJudge(
-        model=_required(model),
-        client_factory=_factory(model, client_factory, client_options),
-        num_samples=num_samples,
-        aggregation=aggregation,
-        threshold=threshold,
-        allow_self_judge=allow_self_judge,
-        content_budget=content_budget,
-    )
+    return _ClaimsJudge(JudgeOptions(threshold=threshold, **options))
 
 
-@register_scorer("hallucination", is_async=True)
-def hallucination(
-    *,
-    model: str | None = None,
-    num_samples: int = 1,
-    aggregation: Aggregation = "mean",
-    threshold: float | None = 1.0,
-    allow_self_judge: bool = False,
-    content_budget: int = DEFAULT_CONTENT_BUDGET,
-    client_factory: ClientFactory | None = None,
-    client_options: Mapping[str, Any] | None = None,
-) -> JudgeScorer:
+@register_scorer("hallucination", is_async=True, options=JudgeOptions)
+def hallucination(*, threshold: float | None = 1.0, **options: Any) -> JudgeScorer:
     """Like `factuality`, named for what it catches: passed only when no claim of the answer
     is contradicted by or missing from the tool results (threshold 1.0 by default).
+
+    Args:
+        threshold: The share of supported claims to pass at.
+        **options: The options every judge takes (`JudgeOptions`).
     """
-    return _HallucinationJudge(
-        model=_required(model),
-        client_factory=_factory(model, client_factory, client_options),
-        num_samples=num_samples,
-        aggregation=aggregation,
-        threshold=threshold,
-        allow_self_judge=allow_self_judge,
-        content_budget=content_budget,
-    )
-
-
-def _required(model: str | None) -> str:
-    if not model:
-        raise ValueError(
-            "a judge needs its model: give --judge-model PROVIDER/MODEL "
-            "(e.g. openai/gpt-4.1-mini), or model=... from Python"
-        )
-    return model
-
-
-def _factory(
-    model: str | None, given: ClientFactory | None, client_options: Mapping[str, Any] | None
-) -> ClientFactory:
-    model = _required(model)
-    if given is not None:
-        return given
-    from assay.scorers._judge_client import default_client_factory
-
-    return default_client_factory(model, **(client_options or {}))
+    return _HallucinationJudge(JudgeOptions(threshold=threshold, **options))

@@ -50,6 +50,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _REGISTRY: dict[str, ScorerFactory] = {}
 _ASYNC: set[str] = set()
 """Names registered with `is_async=True`."""
+_OPTIONS_TYPES: dict[str, type] = {}
+"""The options type a scorer declared beside its keyword parameters (`options=`)."""
 _INFO: dict[str, ScorerInfo] = {}
 """`ScorerInfo` by name, read on first request."""
 
@@ -88,7 +90,9 @@ class UnknownScorerError(LookupError):
     """No scorer of that name is built in or installed."""
 
 
-def register_scorer(name: str, *, is_async: bool = False) -> Callable[[_F], _F]:
+def register_scorer(
+    name: str, *, is_async: bool = False, options: type | None = None
+) -> Callable[[_F], _F]:
     """Register a scorer factory under `name` (a decorator).
 
     The factory's keyword parameters are the scorer's options: give each a type annotation
@@ -109,11 +113,18 @@ def register_scorer(name: str, *, is_async: bool = False) -> Callable[[_F], _F]:
         name: The scorer's name, as `--scorer` and scenarios' `scoring_method` give it.
         is_async: The scorers it builds ask a model: they have `score_async` (see
             `AsyncScorer`), and the pipeline awaits many runs at once.
+        options: A dataclass of options the factory takes as `**options` beside its own
+            keyword parameters (the judges share `JudgeOptions`): its fields are options too,
+            listed after the factory's own (an own parameter of the same name wins).
     """
 
     def decorate(factory: _F) -> _F:
         _REGISTRY[name] = factory
         _INFO.pop(name, None)
+        if options is None:
+            _OPTIONS_TYPES.pop(name, None)
+        else:
+            _OPTIONS_TYPES[name] = options
         if is_async:
             _ASYNC.add(name)
         else:
@@ -157,7 +168,9 @@ def scorer_info(name: str) -> ScorerInfo:
         from assay.scorers.info import read_info
 
         factory = get_scorer_factory(name)
-        found = _INFO[name] = read_info(name, factory, is_async=name in _ASYNC)
+        found = _INFO[name] = read_info(
+            name, factory, is_async=name in _ASYNC, shared=_OPTIONS_TYPES.get(name)
+        )
     return found
 
 
