@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.models.budget import Budget
 from assay.models.types import ModelClient
-from assay.scorers._judge import ClientFactory
+
+if TYPE_CHECKING:  # the judges call this module, never the other way round
+    from assay.scorers._judge import ClientFactory
 
 CACHE_SETTINGS = ("read_write", "replay", "refresh", "off")
 
