@@ -213,3 +213,27 @@ def test_the_recorded_config_reads_back_as_the_same_checks() -> None:
     again = Scoring.of(EvalConfig.model_validate(document))
     assert again.criteria == scoring.criteria
     assert again.document() == document
+
+
+def test_a_live_directory_of_an_earlier_assay_rescores_to_its_own_verdicts(
+    tmp_path: Path,
+) -> None:
+    """Before `_config.json`, a live directory kept its criteria in `_live.json`, and its runs
+    did not say how they failed: the report's verdicts say it."""
+    config = EvalConfig(criteria={"answer": CriterionConfig.response_match()})
+    cases = [
+        EvalCase.single_turn("ok", "France?", expected_response="Paris"),
+        EvalCase.single_turn("boom", "boom", expected_response="Paris"),
+    ]
+    live = tmp_path / "live"
+    _live(_nodes_agent, config, cases, live)
+    recorded = orjson.loads((live / "_config.json").read_bytes())
+    (live / "_config.json").unlink()
+    (live / "_live.json").write_bytes(orjson.dumps({"criteria": recorded["criteria"]}))
+    runs = [orjson.loads(line) for line in (live / "runs.jsonl").read_bytes().splitlines()]
+    for run in runs:
+        run.pop("error_kind", None)
+    (live / "runs.jsonl").write_bytes(b"".join(orjson.dumps(run) + b"\n" for run in runs))
+    again = _rescored(live, tmp_path / "again")
+    assert again == _verdicts(live)
+    assert again["boom"]["score"]["details"]["reason"] == "agent_error"

@@ -92,6 +92,8 @@ class Scoring:
             to check, and are never recorded.
         kept_verdicts: Verdicts of the checks that drive the agent, by run id and criterion
             name, kept from a report being re-scored (a saved run cannot drive the agent).
+        kept_failures: Runs a report being re-scored recorded as failed, by run id: they stay
+            that failure, whatever their saved form says.
     """
 
     def __init__(
@@ -102,9 +104,11 @@ class Scoring:
         scorer_options: Mapping[str, Mapping[str, Any]] | None = None,
         settings: Mapping[str, Mapping[str, Any]] | None = None,
         kept_verdicts: Mapping[str, Mapping[str, Score]] | None = None,
+        kept_failures: Mapping[str, Score] | None = None,
     ) -> None:
         self.scorer_default = scorer_default
         self._kept = kept_verdicts or {}
+        self._failures = kept_failures or {}
         # What a setting says about the check itself (the judge's model, its samples) is part
         # of what is checked, and recorded; only how the model is called is not.
         self.scorer_options: dict[str, dict[str, Any]] = {}
@@ -254,6 +258,9 @@ class Scoring:
         if run.error_kind in RUN_FAILURES:
             kind = ErrorKind(run.error_kind)
             return self.result(case, run, Score.error("agent", run.error or kind, {"reason": kind}))
+        failed = self._failures.get(run.run_id or "")
+        if failed is not None:
+            return self.result(case, run, failed)
         parts = [await self._check(c, case, run, driven) for c in self.criteria_for(case)]
         if len(parts) == 1:
             return self.result(case, run, parts[0])

@@ -104,6 +104,10 @@ class EvaluateOptions:
     """Verdicts of the checks that drive the agent, by run id and criterion, kept from the
     reports being re-scored (see `rescore_options`)."""
 
+    kept_failures: Mapping[str, Score] = field(default_factory=dict)
+    """The runs that failed (agent error, timeout, infrastructure), by run id, as the reports
+    being re-scored recorded them: they stay failures (see `rescore_options`)."""
+
     limits: InputLimits = field(default_factory=InputLimits)
     """How large a file read whole, and a line of a JSON-lines file, may be (`--max-file-size`,
     `--max-line-size`); a larger one is unreadable, with its reason."""
@@ -653,6 +657,7 @@ def scoring_of(options: EvaluateOptions) -> Scoring:
         scorer_options=options.scorer_options,
         settings=options.settings,
         kept_verdicts=options.kept_verdicts,
+        kept_failures=options.kept_failures,
     )
 
 

@@ -19,7 +19,7 @@ import orjson
 
 from assay._text import path_text
 from assay.offline.pipeline import EvaluateOptions
-from assay.results import Score
+from assay.results import RUN_FAILURES, Score
 
 if TYPE_CHECKING:
     from assay.schema.evalconfig import EvalConfig
@@ -45,9 +45,11 @@ def rescore_options(
     A live directory holds its runs (`runs.jsonl`) and its cases (`evalset.jsonl`); another
     names the runs and ground truth it read (in `_aggregate.json`). They are checked with
     `config`, else with the `_config.json` the directory recorded, so that the scores are
-    the directory's own (timings aside). The verdicts of checks that drive the agent (a
-    simulated user, a repeated call) cannot be made again from a saved run: they are kept from
-    the directory's results.
+    the directory's own (timings aside); a live directory of an earlier assay, with no
+    `_config.json`, is checked with the criteria its `_live.json` recorded. The verdicts of
+    checks that drive the agent (a simulated user, a repeated call) cannot be made again from
+    a saved run: they are kept from the directory's results, and so is every run that failed
+    (an agent error, a timeout), whatever its saved form says.
 
     Raises:
         RescoreError: the directory cannot be re-scored (the message says why).
@@ -61,23 +63,14 @@ def rescore_options(
     """
     from assay.formats.registry import REPORTS_MARKER
     from assay.reports.read import read_regular, read_results, result_of_line
-    from assay.reports.store import AGGREGATE_FILE, CONFIG_FILE
-    from assay.schema.evalconfig import EvalConfig
+    from assay.reports.store import AGGREGATE_FILE
     from assay.scoring import criteria_of
 
     shown = path_text(directory)
     if not (directory / REPORTS_MARKER).is_file():
         raise RescoreError(f"{shown} is not a reports directory (no {REPORTS_MARKER} in it)")
     if config is None:
-        try:
-            config = EvalConfig.model_validate_json(read_regular(directory / CONFIG_FILE))
-        except OSError as exc:
-            raise RescoreError(
-                f"{shown} records no config ({CONFIG_FILE}: {exc.strerror or exc}): "
-                "give the criteria with --config"
-            ) from None
-        except ValueError as exc:
-            raise RescoreError(f"{shown}/{CONFIG_FILE} is not a config: {exc}") from None
+        config = _recorded_config(directory, shown)
     runs, cases = directory / "runs.jsonl", directory / "evalset.jsonl"
     scenarios: tuple[Path, ...]
     if runs.is_file() and cases.is_file():
@@ -94,20 +87,24 @@ def rescore_options(
             ) from None
     criteria = criteria_of(config)
     kept: dict[str, dict[str, Score]] = {}
+    failures: dict[str, Score] = {}
     driving = {c.name for c in criteria if c.kind != "scorer"}
-    if driving:
+    try:
+        lines = read_results(directory).results
+    except OSError:
+        lines = []
+    for line in lines:
         try:
-            lines = read_results(directory).results
-        except OSError:
-            lines = []
-        for line in lines:
-            try:
-                result = result_of_line(line)
-            except ValueError:
-                continue
-            verdicts = {p.scorer: p for p in result.parts() if p.scorer in driving}
-            if result.run_id and verdicts:
-                kept[result.run_id] = verdicts
+            result = result_of_line(line)
+        except ValueError:
+            continue
+        if not result.run_id:
+            continue
+        if result.score.details.get("reason") in RUN_FAILURES:
+            failures[result.run_id] = result.score
+        verdicts = {p.scorer: p for p in result.parts() if p.scorer in driving}
+        if verdicts:
+            kept[result.run_id] = verdicts
     return EvaluateOptions(
         trajectories,
         scenarios,
@@ -118,4 +115,34 @@ def rescore_options(
         settings=settings or {},
         workers=workers,
         kept_verdicts=kept,
+        kept_failures=failures,
+    )
+
+
+_EARLIER_SETTINGS = "_live.json"
+"""Where a live directory of an earlier assay recorded its criteria (`{"criteria": ...}`)."""
+
+
+def _recorded_config(directory: Path, shown: str) -> EvalConfig:
+    """The config a reports directory recorded: its `_config.json`, or the criteria of an
+    earlier live directory's `_live.json`."""
+    from assay.reports.read import read_regular
+    from assay.reports.store import CONFIG_FILE
+    from assay.schema.evalconfig import EvalConfig
+
+    for name in (CONFIG_FILE, _EARLIER_SETTINGS):
+        try:
+            data = read_regular(directory / name)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise RescoreError(f"{shown}/{name}: {exc.strerror or exc}") from None
+        try:
+            if name == CONFIG_FILE:
+                return EvalConfig.model_validate_json(data)
+            return EvalConfig.model_validate({"criteria": orjson.loads(data).get("criteria")})
+        except (ValueError, AttributeError) as exc:
+            raise RescoreError(f"{shown}/{name} is not a config: {exc}") from None
+    raise RescoreError(
+        f"{shown} records no config ({CONFIG_FILE}): give the criteria with --config"
     )
