@@ -4,6 +4,7 @@ drives them: every reports directory can be scored again into the same verdicts.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,15 @@ def test_configs_and_directories_that_cannot_be_used_are_refused(tmp_path: Path)
     assert proc.returncode == 2 and "give one" in proc.stderr, explain(proc)
     proc = assay(*base, "--config", str(tmp_path / "missing.json"), cwd=tmp_path)
     assert proc.returncode == 3, explain(proc)
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)  # read as a config, it would wait for a writer forever
+    proc = assay(*base, "--config", str(fifo), cwd=tmp_path, timeout=60)
+    assert proc.returncode == 3 and "not a regular file" in proc.stderr, explain(proc)
+    real = tmp_path / "real.json"
+    real.write_text('{"scorer_default": "static_json"}')
+    (tmp_path / "link.json").symlink_to(real)  # a link to a config is followed
+    proc = assay(*base, "--config", str(tmp_path / "link.json"), cwd=tmp_path)
+    assert proc.returncode == 0, explain(proc)
     proc = assay("rescore", str(runs), "--reports-dir", str(tmp_path / "r"), cwd=tmp_path)
     assert proc.returncode == 3 and "not a reports directory" in proc.stderr, explain(proc)
     assert not (tmp_path / "r").exists()

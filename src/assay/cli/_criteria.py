@@ -352,14 +352,21 @@ def add_scorer_option_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_MAX_CONFIG_BYTES = 16 * 2**20
+"""The largest config file read: a config is a few criteria, never megabytes."""
+
+
 def read_config(path: Path) -> EvalConfig | None:
-    """The `EvalConfig` of `--config`, or None after saying why it cannot be used."""
+    """The `EvalConfig` of `--config`, or None after saying why it cannot be used (a file
+    that is not a regular one, a FIFO say, is refused rather than waited on)."""
     from pydantic import ValidationError
 
+    from assay.reports.files import read_regular
     from assay.schema.evalconfig import EvalConfig
 
     try:
-        return EvalConfig.from_file(path)
+        # A link to a config is followed (it is input); a FIFO or a device is refused.
+        return EvalConfig.model_validate_json(read_regular(path.resolve(), _MAX_CONFIG_BYTES))
     except OSError as exc:
         error(f"--config: {exc.strerror or exc}: {path_text(path)}")
     except ValidationError as exc:
