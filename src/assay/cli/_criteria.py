@@ -7,6 +7,7 @@ is called (server, cache, budget, limits), which is not recorded.
 from __future__ import annotations
 
 import argparse
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,32 +28,13 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         "for the model-judged scorers (llm_judge, rubric, trajectory_judge, safety, "
         "factuality, hallucination); no model is called unless --judge-model is given",
     )
-    judges.add_argument(
-        "--judge-model",
-        metavar="PROVIDER/MODEL",
-        help="the judge model, e.g. openai/gpt-4.1-mini or litellm_proxy/Azure/gpt-5-mini; "
-        "base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY, LITELLM_BASE_URL / "
-        "LITELLM_API_KEY, or <PROVIDER>_BASE_URL / <PROVIDER>_API_KEY",
-    )
+    _add_shared_judge_options(judges)
     judges.add_argument("--judge-base-url", metavar="URL", help="the judge server's API root")
     judges.add_argument(
         "--judge-preset",
         choices=("agent_review",),
         help="llm_judge: review the whole run on six criteria (task completion, data retrieval "
         "accuracy, result verification, step sequence, clarity, hallucinations) with suggestions",
-    )
-    judges.add_argument(
-        "--judge-samples",
-        type=positive,
-        default=1,
-        metavar="N",
-        help="ask each question N times, in parallel (default 1)",
-    )
-    judges.add_argument(
-        "--judge-aggregation",
-        choices=("mean", "majority"),
-        default="mean",
-        help="combine samples by mean score, or by majority of passes (a tie fails)",
     )
     judges.add_argument(
         "--judge-concurrency",
@@ -99,11 +81,6 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         "added to (or replacing entries of) the built-in price table",
     )
     judges.add_argument(
-        "--allow-self-judge",
-        action="store_true",
-        help="let the judge model score runs its own model produced",
-    )
-    judges.add_argument(
         "--cache-dir",
         type=Path,
         metavar="DIR",
@@ -133,6 +110,40 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         help="ask the judge again and overwrite cached replies",
     )
 
+
+
+def _shared_judge_dests() -> list[tuple[str, str]]:
+    """Each `JudgeOptions` field that has a flag, and the flag's argparse destination."""
+    from assay.scorers._judge_options import JudgeOptions, fields
+
+    return [(f.name, f"judge_{f.name}") for f in fields(JudgeOptions) if "flag" in f.metadata]
+
+
+def _add_shared_judge_options(judges: Any) -> None:
+    """The flags of the options every judge takes, made from their declaration
+    (`JudgeOptions`): its fields' types say how each flag reads its value."""
+    from assay.scorers._judge_options import JudgeOptions, fields
+
+    hints = typing.get_type_hints(JudgeOptions)
+    for item in fields(JudgeOptions):
+        meta = item.metadata
+        if "flag" not in meta:
+            continue
+        kind = hints[item.name]
+        settings: dict[str, Any] = {"dest": f"judge_{item.name}", "help": meta["help"]}
+        if kind is bool:
+            settings.update(action="store_const", const=True)
+        elif typing.get_origin(kind) is typing.Literal:
+            settings["choices"] = typing.get_args(kind)
+        else:
+            accepted = {kind, *typing.get_args(kind)}
+            number = next((t for t in (int, float) if t in accepted), None)
+            if number is int:
+                settings["type"] = positive
+            elif number is float:
+                settings["type"] = fraction
+            settings["metavar"] = meta.get("metavar")
+        judges.add_argument(meta["flag"], **settings)
 
 
 def setting(text: str) -> tuple[str, str, str]:
@@ -251,6 +262,7 @@ def _number(
 positive = _number(int, "a whole number", lambda v: v >= 1, "1 or more")
 whole = _number(int, "a whole number", lambda v: v >= 0, "0 or more")
 amount = _number(float, "a number", lambda v: 0 < v < float("inf"), "a positive number")
+fraction = _number(float, "a number", lambda v: 0 <= v <= 1, "between 0 and 1")
 
 
 
@@ -277,13 +289,12 @@ def judge_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     ):
         if value is not None:
             client[option] = value
-    shared = {
-        "model": args.judge_model,
-        "num_samples": args.judge_samples,
-        "aggregation": args.judge_aggregation,
-        "allow_self_judge": args.allow_self_judge,
-        "client_options": client,
+    shared: dict[str, Any] = {
+        name: value
+        for name, value in ((name, getattr(args, dest)) for name, dest in _shared_judge_dests())
+        if value is not None
     }
+    shared["client_options"] = client
     if args.judge_preset:
         shared["preset"] = args.judge_preset
     options: dict[str, dict[str, Any]] = {}

@@ -16,7 +16,7 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
@@ -24,11 +24,7 @@ from assay._jsonable import dumps_lenient, json_type
 from assay.models.types import ChatRequest, ChatResponse, ModelClient, ModelError
 from assay.records import Case, Trajectory
 from assay.results import Score
-
-Aggregation = Literal["mean", "majority"]
-
-DEFAULT_CONTENT_BUDGET = 12_000
-"""Characters of one untrusted block shown to the judge before it is cut with a marker."""
+from assay.scorers._judge_options import DEFAULT_CONTENT_BUDGET, Aggregation, JudgeOptions
 
 _SYSTEM = (
     "You are a careful evaluator of AI agents. You will be shown material from the system "
@@ -357,47 +353,10 @@ def same_model(judge: str, producer: str | None) -> bool:
 
 # --- the scorer ----------------------------------------------------------------------------
 
+
+
 ClientFactory = Callable[[], ModelClient]
-
-
-@dataclass(frozen=True, kw_only=True)
-class JudgeOptions:
-    """The options every judge takes, declared once for all of them (`register_scorer(...,
-    options=JudgeOptions)`): `assay scorers`, `-S judge.option=value` and the judge flags
-    read them from here.
-
-    Example:
-        >>> JudgeOptions(model="openai/gpt-4.1-mini", num_samples=3).num_samples
-        3
-    """
-
-    model: str | None = None
-    """The judge model, `provider/model` (required: no judge picks one itself)."""
-
-    num_samples: int = 1
-    """How many times each question is asked (in parallel)."""
-
-    aggregation: Aggregation = "mean"
-    """How samples combine: `mean` score, or `majority` of passes."""
-
-    threshold: float | None = None
-    """A score to pass at; None: the judge's own verdict."""
-
-    allow_self_judge: bool = False
-    """Let the judge score runs its own model produced."""
-
-    content_budget: int = DEFAULT_CONTENT_BUDGET
-    """Characters of each block of run content shown to the judge."""
-
-    client_factory: ClientFactory | None = None
-    """Makes the model client (default: from the model name, the environment and the cache
-    settings; see `assay.scorers._judge_client`)."""
-
-    client_options: Mapping[str, Any] | None = None
-    """Settings of the default client: `base_url`, `api_key`, `cache_dir`, `cache`
-    (`read_write`, `replay`, `refresh` or `off`), `timeout_s` (one attempt),
-    `call_timeout_s` (one call, retries and waits included), `max_retries`,
-    `max_concurrency`, `budget`."""
+"""Makes the model client a judge asks (one per event loop)."""
 
 
 def required_model(model: str | None) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from assay.models.budget import Budget
 from assay.models.types import ModelClient
 
-if TYPE_CHECKING:  # the judges call this module, never the other way round
+if TYPE_CHECKING:
     from assay.scorers._judge import ClientFactory
 
 CACHE_SETTINGS = ("read_write", "replay", "refresh", "off")

@@ -40,13 +40,13 @@ from assay.records import Case, Rubric, Trajectory
 from assay.results import Score
 from assay.scorers._judge import (
     Asked,
-    JudgeOptions,
     JudgeScorer,
     aggregate_samples,
     ask,
     trajectory_text,
     untrusted,
 )
+from assay.scorers._judge_options import JudgeOptions
 from assay.scorers.registry import register_scorer
 
 __all__ = [
