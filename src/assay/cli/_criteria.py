@@ -1,7 +1,8 @@
-"""The flags that say what is checked, shared by `evaluate`, `run` and `rescore`: `--config`,
-`-S NAME.OPTION=VALUE`, and the judge flags. They build the criteria of the one scoring step
-(`assay.scoring`): what is checked (recorded in `_config.json`), and apart from it how a judge
-is called (server, cache, budget, limits), which is not recorded.
+"""The flag groups `evaluate`, `run` and `rescore` share: what is checked (`--config`,
+`-S NAME.OPTION=VALUE`, the judge flags) and how saved runs are read (`--workers`). The first
+build the criteria of the one scoring step (`assay.scoring`): what is checked (recorded in
+`_config.json`), and apart from it how a judge is called (server, cache, budget, limits),
+which is not recorded.
 """
 
 from __future__ import annotations
@@ -360,6 +361,17 @@ def add_scorer_option_argument(parser: argparse.ArgumentParser) -> None:
         "option's type: numbers, true/false, a choice by name, lists comma-separated or as "
         "JSON, anything else as JSON; null for none; repeat for several; wins over the "
         "flags that set the same option",
+    )
+
+
+def add_workers_argument(parser: argparse.ArgumentParser) -> None:
+    """Add `--workers N`, the processes that read and score saved runs."""
+    parser.add_argument(
+        "--workers",
+        type=whole,
+        default=0,
+        metavar="N",
+        help="processes that read and score runs (default 0: one per CPU; 1: none extra)",
     )
 
 

@@ -12,8 +12,8 @@ from assay.cli._criteria import (
     add_config_argument,
     add_judge_arguments,
     add_scorer_option_argument,
+    add_workers_argument,
     checks_of,
-    whole,
 )
 from assay.cli._fail_under import add_fail_under, below_fail_under
 from assay.cli.messages import error
@@ -119,13 +119,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
-    parser.add_argument(
-        "--workers",
-        type=whole,
-        default=0,
-        metavar="N",
-        help="processes that read and score runs (default 0: one per CPU; 1: none extra)",
-    )
+    add_workers_argument(parser)
     parser.add_argument(
         "--max-file-size",
         type=_size,

@@ -12,8 +12,8 @@ from assay.cli._criteria import (
     add_config_argument,
     add_judge_arguments,
     add_scorer_option_argument,
+    add_workers_argument,
     checks_of,
-    whole,
 )
 from assay.cli._fail_under import add_fail_under, below_fail_under
 from assay.cli.messages import error
@@ -65,13 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_scorer_option_argument(parser)
     add_judge_arguments(parser)
     add_fail_under(parser)
-    parser.add_argument(
-        "--workers",
-        type=whole,
-        default=0,
-        metavar="N",
-        help="processes that read and score runs (default 0: one per CPU; 1: none extra)",
-    )
+    add_workers_argument(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="list every run not scored")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
 
