@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay.answers import compare
 from assay.answers.compare import Comparison, compare_values
 from assay.limits import ALIGNMENT_BUDGET
@@ -199,7 +200,7 @@ def _snapshot(result: Comparison) -> tuple[list[dict[str, Any]], list[str]]:
     return [record.to_report() for record in result.records], result.notes
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(gold=values, model=values, list_order=st.sampled_from([None, "content", "position"]))
 def test_small_answers_never_reach_the_budget_and_compare_as_without_it(
     gold: Any, model: Any, list_order: Any
@@ -210,7 +211,7 @@ def test_small_answers_never_reach_the_budget_and_compare_as_without_it(
     assert _snapshot(bounded) == _snapshot(unbounded)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(gold=values, model=values, budget=st.integers(0, 300))
 def test_any_budget_loses_no_key_and_notes_when_it_ran_out(
     gold: Any, model: Any, budget: int

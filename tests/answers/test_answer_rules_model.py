@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from _examples import examples
 from assay.schema.answer_rules import RulesError, parse_rules
 from assay.schema.answer_rules_model import AnswerRulesFile
 
@@ -67,7 +68,7 @@ def _accepted_by_check(raw: Any) -> bool:
     return True
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(_rules)
 def test_the_model_accepts_exactly_what_the_readers_accept(raw: Any) -> None:
     assert _accepted_by_model(raw) is _accepted_by_check(raw)

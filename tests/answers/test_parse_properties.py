@@ -17,6 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay.answers import (
     compare_values,
     normal_form,
@@ -31,7 +32,7 @@ from assay.scorers import create_scorer
 
 EXPECTS = ("any", "count", "option")
 MAX_DEPTH = 5
-PROPERTY = settings(max_examples=150, deadline=None)
+PROPERTY = settings(max_examples=examples(150), deadline=None)
 
 # --- strategies -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from test_cli_evaluate_e2e import evaluate, make_run, read_aggregate, read_results, write_json
 
 from _cli import explain
+from _examples import examples
 from assay.cli.main import main
 from assay.formats._scenario_fields import EXPECTATION_FIELDS
 from assay.formats.scenarios import _TEXT_FIELDS, case_from_object
@@ -142,7 +143,7 @@ _objects = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(obj=_objects)
 def test_every_field_given_is_kept_or_a_problem(obj: dict[str, Any]) -> None:
     case, problems = case_from_object(obj, "s.json")
@@ -161,7 +162,7 @@ def test_every_field_given_is_kept_or_a_problem(obj: dict[str, Any]) -> None:
     assert repr(case.metadata.get("owner")) == repr(obj.get("owner"))
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(obj=st.dictionaries(st.text(max_size=8), _values, max_size=6))
 def test_check_never_raises(obj: dict[str, Any]) -> None:
     found, errors = check(Scenario, {**obj, "id": "1"})
@@ -188,7 +189,7 @@ _plain = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(obj=_plain)
 def test_objects_without_expectations_read_the_same_without_the_models(
     obj: dict[str, Any],

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay.formats import ReadProblem, iter_input_files, read_runs, trajectory_from_record
 from assay.formats._common import MistypedId
 from assay.formats.ids import scenario_key
@@ -492,7 +493,7 @@ def test_trajectory_from_record_never_raises(record: dict[str, Any]) -> None:
     assert all(isinstance(name, str) for name in run.tool_names())
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     content=st.one_of(st.binary(max_size=200), _json.map(orjson.dumps)),
     suffix=st.sampled_from([".json", ".jsonl"]),
@@ -598,7 +599,7 @@ _trajectories = st.one_of(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(
     trajectory=_trajectories,
     tokens=st.fixed_dictionaries({}, optional={"tokens_in": _counts, "tokens_out": _counts}),

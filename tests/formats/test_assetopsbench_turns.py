@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay.formats import trajectory_from_record
 from assay.formats._common import id_text, tool_args
 from assay.formats.assetopsbench import (
@@ -177,7 +178,7 @@ _turn = st.dictionaries(
 )
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(turn=_turn)
 def test_any_turn_is_read_as_the_general_rules_read_it(turn: dict[str, Any]) -> None:
     got, want = _read_turn(turn), _general_turn(turn)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay.formats import catalog as catalog_module
 from assay.formats import load_catalog
 from assay.records import Case, Step, SuccessCriteria, ToolCall, Trajectory
@@ -544,7 +545,7 @@ _documents = st.one_of(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(document=_documents)
 def test_load_catalog_never_raises_on_json(tmp_path: Path, document: Any) -> None:
     try:
@@ -557,7 +558,7 @@ def test_load_catalog_never_raises_on_json(tmp_path: Path, document: Any) -> Non
     assert cases or problems
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     text=st.text(
         alphabet=st.sampled_from(list("jobs:scenario-id[]{}&*!|>'\"#\n ,?x1")), max_size=80

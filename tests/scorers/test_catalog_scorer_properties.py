@@ -10,6 +10,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay.formats import ReadProblem
 from assay.formats.catalog import _scenario_case
 from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
@@ -181,7 +182,7 @@ def check(score: Score, name: str) -> None:
     assert score.scorer == name
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(case=cases, run=runs)
 def test_every_catalog_scorer_returns_a_score(case: Case, run: Trajectory) -> None:
     for name, scorer in BUILT.items():
