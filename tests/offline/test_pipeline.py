@@ -17,6 +17,7 @@ import pytest
 
 from assay.formats.registry import InputPiece
 from assay.offline import EvaluateOptions, evaluate, evaluate_async, pipeline
+from assay.offline._interrupts import DeferrableInterrupts
 from assay.records import Case, Trajectory
 from assay.results import CaseResult, NotScored, RunSummary, Score
 from assay.scorers import register_scorer
@@ -305,7 +306,7 @@ def ctrl_c_handled() -> Iterator[None]:
 @pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_inside_a_step_is_raised_at_its_end() -> None:
     reached: list[str] = []
-    with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts() as interrupts:
+    with pytest.raises(KeyboardInterrupt), DeferrableInterrupts() as interrupts:
         with interrupts.step:
             os.kill(os.getpid(), signal.SIGINT)
             reached.append("after the signal")  # the step goes on
@@ -316,7 +317,7 @@ def test_ctrl_c_inside_a_step_is_raised_at_its_end() -> None:
 
 @pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_outside_a_step_is_raised_at_once() -> None:
-    with pytest.raises(KeyboardInterrupt), pipeline._DeferrableInterrupts():
+    with pytest.raises(KeyboardInterrupt), DeferrableInterrupts():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(2)  # not reached: the interrupt comes at once
 

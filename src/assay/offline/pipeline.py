@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 
 from assay._text import path_text
-from assay.formats.ids import scenario_key
 from assay.formats.registry import (
     FilePiece,
     InputPiece,
@@ -51,7 +50,9 @@ from assay.formats.registry import (
 )
 from assay.formats.scenarios import ScenarioIndex, index_scenarios
 from assay.limits import InputLimits, is_out_of_memory, using_input_limits
-from assay.records import Case, Trajectory
+from assay.offline._interrupts import DeferrableInterrupts, Step
+from assay.offline._join import score_item
+from assay.records import Trajectory
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import write_temporary
 from assay.reports.red_flags import RedFlagThresholds
@@ -139,8 +140,8 @@ def evaluate(
         asyncio.get_running_loop()
     except RuntimeError:  # the usual case: no loop yet
         # Ctrl-C is handled here, not by asyncio.run, which would only cancel the evaluation
-        # at its next await: scoring in this process awaits rarely (see `_DeferrableInterrupts`).
-        with _DeferrableInterrupts() as interrupts:
+        # at its next await: scoring in this process awaits rarely (see `DeferrableInterrupts`).
+        with DeferrableInterrupts() as interrupts:
             return asyncio.run(_evaluate(options, on_result, on_progress, interrupts))
     with ThreadPoolExecutor(1, thread_name_prefix="assay-evaluate") as thread:
         coroutine = evaluate_async(options, on_result=on_result, on_progress=on_progress)
@@ -168,7 +169,7 @@ async def evaluate_async(
         >>> asyncio.run(evaluate_async(options)).totals["passed"]
         1
     """
-    with _DeferrableInterrupts() as interrupts:
+    with DeferrableInterrupts() as interrupts:
         return await _evaluate(options, on_result, on_progress, interrupts)
 
 
@@ -176,7 +177,7 @@ async def _evaluate(
     options: EvaluateOptions,
     on_result: Callable[[CaseResult | NotScored], None] | None,
     on_progress: Callable[[], None] | None,
-    interrupts: _DeferrableInterrupts,
+    interrupts: DeferrableInterrupts,
 ) -> RunSummary:
     # Every read of this evaluation, ground truth included, is bounded by its limits.
     with using_input_limits(options.limits):
@@ -187,7 +188,7 @@ async def _evaluate_within_limits(
     options: EvaluateOptions,
     on_result: Callable[[CaseResult | NotScored], None] | None,
     on_progress: Callable[[], None] | None,
-    interrupts: _DeferrableInterrupts,
+    interrupts: DeferrableInterrupts,
 ) -> RunSummary:
     scorers = scoring_of(options)
     scorers.check()  # fail fast on a typo or bad options, before reading anything
@@ -289,72 +290,12 @@ def _options_report(options: EvaluateOptions) -> dict[str, Any]:
     }
 
 
-class _DeferrableInterrupts:
-    """Ctrl-C (and SIGTERM, what `timeout` and service managers send) that waits for the end
-    of a `step`, in the main thread.
-
-    Python raises KeyboardInterrupt wherever the main thread happens to be; between naming a
-    report and counting it, that would leave a report the summary and results.jsonl never
-    mention. SIGTERM is handled as Ctrl-C is: the report in hand is finished and the aggregate
-    of what finished is written, where the default action would end the process at once.
-    Where another handler is installed (or in another thread, where handlers cannot be
-    installed), each signal behaves as it always does.
-    """
-
-    _DEFAULTS = ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL))
-    """Each signal handled, and the handler it must have for this to take it over."""
-
-    def __init__(self) -> None:
-        self._previous: list[tuple[int, Any]] = []
-        self.step = _Step()
-        """`with interrupts.step:` runs the block to its end before an interrupt is raised."""
-
-    def __enter__(self) -> _DeferrableInterrupts:
-        for signum, default in self._DEFAULTS:
-            if signal.getsignal(signum) is default:
-                try:
-                    self._previous.append((signum, signal.signal(signum, self.step.interrupt)))
-                except ValueError:  # not the main thread
-                    break
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        while self._previous:
-            signum, previous = self._previous.pop()
-            signal.signal(signum, previous)
-
-
-class _Step:
-    """The step context of `_DeferrableInterrupts` (a class, not a generator: one per run)."""
-
-    __slots__ = ("busy", "pending")
-
-    def __init__(self) -> None:
-        self.busy = False
-        self.pending = False
-
-    def interrupt(self, signum: int, frame: object) -> None:
-        if self.busy:
-            self.pending = True
-        else:
-            raise KeyboardInterrupt
-
-    def __enter__(self) -> None:
-        self.busy = True
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.busy = False
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
-
-
 async def _score_all(
     file_scorer: _FileScorer,
     files: Iterator[str],
     workers: int,
     take: Callable[[_Scored], None],
-    step: _Step,
+    step: Step,
 ) -> None:
     """Score every run of `files`, handing each outcome to `take` in input order (`step`:
     where an interrupt waits, see `_score_in_processes`).
@@ -484,7 +425,7 @@ class _FileScorer:
     async def score(self, item: Trajectory | ReadProblem) -> _Scored:
         """Score one run (or record one unreadable input) and write its report."""
         known = len(self.scenarios.problems)
-        outcome, key = await _score_item(item, self.scenarios, self.scorers)
+        outcome, key = await score_item(item, self.scenarios, self.scorers)
         return self._written(outcome, key, self.scenarios.problems[known:])
 
     def _written(
@@ -570,7 +511,7 @@ async def _score_in_processes(
     files: Iterator[str],
     count: int,
     take: Callable[[_Scored], None],
-    step: _Step,
+    step: Step,
 ) -> None:
     """Score the files in `count` forked worker processes, results in input order.
 
@@ -663,69 +604,3 @@ def scoring_of(options: EvaluateOptions) -> Scoring:
 
 _NOT_RUN = frozenset({ErrorKind.UNKNOWN_SCORER, ErrorKind.BAD_GROUND_TRUTH})
 """Reasons of a score no scorer gave (it could not be built, or had nothing to read)."""
-
-
-@dataclass(slots=True)
-class _Joined:
-    """A run joined to its scenario."""
-
-    run: Trajectory
-    key: str
-    case: Case
-    failure: str | None = None
-    """Set when the ground truth is unusable: why (no scorer is asked)."""
-
-
-def _join(item: Trajectory | ReadProblem, scenarios: ScenarioIndex) -> _Joined | NotScored:
-    if isinstance(item, ReadProblem):
-        return NotScored("unreadable", item.reason, source=item.source)
-    key = _join_key(item, scenarios)
-    if key is None:
-        tried = ", ".join(repr(k) for k in _candidate_ids(item)) or "none"
-        return NotScored(
-            "no_scenario",
-            f"no scenario matches this run (ids tried: {tried})",
-            source=item.source,
-            run_id=item.run_id,
-            scenario_id=item.scenario_id,
-        )
-    case = scenarios.get(key, with_question=item.question is None)
-    if isinstance(case, ReadProblem):
-        failed = Case(id=scenarios.case_id(key), source=case.source)
-        return _Joined(item, key, failed, f"ground truth unusable: {case.reason}")
-    return _Joined(item, key, case)
-
-
-async def _score_item(
-    item: Trajectory | ReadProblem, scenarios: ScenarioIndex, scoring: Scoring
-) -> tuple[CaseResult | NotScored, str | None]:
-    joined = _join(item, scenarios)
-    if isinstance(joined, NotScored):
-        return joined, None
-    if joined.failure is not None:
-        name = "+".join(c.name for c in scoring.criteria_for(joined.case))
-        failure = Score.error(name, joined.failure, {"reason": ErrorKind.BAD_GROUND_TRUTH})
-        return scoring.result(joined.case, joined.run, failure), joined.key
-    return await scoring.score_case(joined.case, joined.run), joined.key
-
-
-def _candidate_ids(run: Trajectory) -> Iterator[str]:
-    """Ids a run may name its scenario by, each once: its scenario_id, its file's stem, its
-    run_id. Lazily: the join usually stops at the first."""
-    if run.scenario_id:
-        yield run.scenario_id
-    stem = None
-    if run.source.endswith(".json"):  # one run per file: the file is named after the scenario
-        stem = os.path.basename(run.source)[: -len(".json")]  # noqa: PTH119
-        if stem and stem != run.scenario_id:
-            yield stem
-    if run.run_id and run.run_id not in (run.scenario_id, stem):
-        yield run.run_id
-
-
-def _join_key(run: Trajectory, scenarios: ScenarioIndex) -> str | None:
-    for candidate in _candidate_ids(run):
-        key = scenario_key(candidate)
-        if key is not None and key in scenarios:
-            return key
-    return None
