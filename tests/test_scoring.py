@@ -237,3 +237,20 @@ def test_a_live_directory_of_an_earlier_assay_rescores_to_its_own_verdicts(
     again = _rescored(live, tmp_path / "again")
     assert again == _verdicts(live)
     assert again["boom"]["score"]["details"]["reason"] == "agent_error"
+
+
+def test_options_given_at_the_call_win_over_the_configs_and_the_criterions_over_both() -> None:
+    scoring = Scoring(
+        [Criterion("short", "max_turns", {"limit": 9}), Criterion("tools", "tool_name_match")],
+        scorer_options={"max_turns": {"limit": 1}, "tool_name_match": {"threshold": 0.2}},
+        settings={"tool_name_match": {"threshold": 0.5}},
+    )
+    assert scoring.document()["scorer_options"] == {
+        "max_turns": {"limit": 1}, "tool_name_match": {"threshold": 0.5}
+    }
+    scoring.check()
+    run = Trajectory(run_id="r", answer="x")
+    result = asyncio.run(scoring.score_case(Case(id="c", expected_tools=["t"]), run))
+    assert [spec["options"].get("limit", spec["options"].get("threshold"))
+            for spec in scoring.specs()] == [9, 0.5]
+    assert result.scores[0].details["limit"] == 9

@@ -87,9 +87,9 @@ class Scoring:
         scorer_default: The scorer of a case that names none, when no criteria are given.
         scorer_options: Options by scorer name for every criterion using that scorer (the
             `-S` and judge flags); a criterion's own options win.
-        settings: Options by scorer name under `scorer_options` (the judge flags): their
-            `client_options` (server, cache, budget, limits) say how to call a model, not what
-            to check, and are never recorded.
+        settings: Options by scorer name given at the call (the judge and `-S` flags), which
+            win over `scorer_options`; their `client_options` (server, cache, budget, limits)
+            say how to call a model, not what to check, and are never recorded.
         kept_verdicts: Verdicts of the checks that drive the agent, by run id and criterion
             name, kept from a report being re-scored (a saved run cannot drive the agent).
         kept_failures: Runs a report being re-scored recorded as failed, by run id: they stay
@@ -111,14 +111,13 @@ class Scoring:
         self._failures = kept_failures or {}
         # What a setting says about the check itself (the judge's model, its samples) is part
         # of what is checked, and recorded; only how the model is called is not.
-        self.scorer_options: dict[str, dict[str, Any]] = {}
+        # Given at the call (the command's flags), a setting wins over the config's options.
+        self.scorer_options = {name: dict(o) for name, o in (scorer_options or {}).items()}
         self._settings: dict[str, dict[str, Any]] = {}
         for name, chosen in (settings or {}).items():
             for option, value in chosen.items():
                 kept = self._settings if option == "client_options" else self.scorer_options
                 kept.setdefault(name, {})[option] = value
-        for name, chosen in (scorer_options or {}).items():
-            self.scorer_options.setdefault(name, {}).update(chosen)
         self._fixed = tuple(criteria)
         if not self._fixed and not scorer_default:
             raise ValueError("nothing to check: give criteria or a scorer_default")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -405,23 +405,18 @@ class Checks:
 
     criteria: tuple[Criterion, ...] = ()
     scorer_default: str | None = None
-    scorer_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Options by scorer; their `client_options` are how a judge is called (never
-    recorded)."""
+    scorer_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The config's options by scorer."""
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """What `-S` and the judge flags give by scorer (winning over `scorer_options`; their
+    `client_options` are how a judge is called, never recorded)."""
 
 
-def checks_of(
-    args: argparse.Namespace,
-    parser: argparse.ArgumentParser,
-    *,
-    scorer_default: str | None = None,
-    config: EvalConfig | None = None,
-) -> Checks | None:
-    """The checks the flags ask for: `--config` (or `config`, a command's own), else the
-    `--scorer` names, else each case's own scorer (`scorer_default`); `-S` and the judge
-    flags add options by scorer (winning over the config's). None after saying why they
-    cannot be used (exit 3); a bad `-S` is a usage error (exit 2).
-    """
+def flag_options(
+    args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> dict[str, dict[str, Any]] | None:
+    """The options by scorer that `-S` and the judge flags give; None after saying why a
+    judge's cache cannot be used (exit 3); a bad `-S` is a usage error (exit 2)."""
     try:
         options = scorer_options(args)
     except SettingError as exc:
@@ -430,8 +425,25 @@ def checks_of(
     if problem is not None:
         error(problem)
         return None
+    return options
+
+
+def checks_of(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    *,
+    scorer_default: str | None = None,
+) -> Checks | None:
+    """The checks the flags ask for: `--config`, else the `--scorer` names, else each case's
+    own scorer (`scorer_default`); `-S` and the judge flags add options by scorer (winning
+    over the config's). None after saying why they cannot be used (exit 3).
+    """
+    options = flag_options(args, parser)
+    if options is None:
+        return None
     path = getattr(args, "config", None)
     names = list(dict.fromkeys(getattr(args, "scorers", None) or ()))
+    config = None
     if path is not None:
         if names:
             parser.error("--config and --scorer both say what to check: give one")
@@ -441,12 +453,10 @@ def checks_of(
     if config is not None:
         from assay.scoring import criteria_of
 
-        merged = {name: dict(chosen) for name, chosen in config.scorer_options.items()}
-        for name, chosen in options.items():
-            merged.setdefault(name, {}).update(chosen)
         criteria = criteria_of(config)
-        return Checks(criteria, None if criteria else config.scorer_default, merged)
+        default = None if criteria else config.scorer_default
+        return Checks(criteria, default, config.scorer_options, options)
     from assay.scoring import Criterion
 
     criteria = tuple(Criterion(name, name, {}) for name in names)
-    return Checks(criteria, None if criteria else scorer_default, options)
+    return Checks(criteria, None if criteria else scorer_default, {}, options)

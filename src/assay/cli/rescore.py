@@ -13,7 +13,8 @@ from assay.cli._criteria import (
     add_judge_arguments,
     add_scorer_option_argument,
     add_workers_argument,
-    checks_of,
+    flag_options,
+    read_config,
 )
 from assay.cli._fail_under import add_fail_under, below_fail_under
 from assay.cli.messages import error
@@ -81,21 +82,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return ExitCode.USAGE_ERROR
     config = None
     if args.config is not None:
-        from assay.cli._criteria import read_config
-
         config = read_config(args.config)
         if config is None:
             return ExitCode.INPUT_ERROR
-        args.config = None  # read once: the checks below take the config itself
-    checks = checks_of(args, parser)
-    if checks is None:
+    flags = flag_options(args, parser)
+    if flags is None:
         return ExitCode.INPUT_ERROR
     try:
         options = rescore_options(
             args.directory,
             args.reports_dir,
             config,
-            settings=checks.scorer_options,
+            settings=flags,
             workers=args.workers,
         )
     except RescoreError as exc:
