@@ -116,3 +116,19 @@ def test_configs_and_directories_that_cannot_be_used_are_refused(tmp_path: Path)
     proc = assay("rescore", str(runs), "--reports-dir", str(tmp_path / "r"), cwd=tmp_path)
     assert proc.returncode == 3 and "not a reports directory" in proc.stderr, explain(proc)
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.reports_not_validated  # the directory is a hand-made, partial one
+def test_a_directory_whose_runs_cannot_be_read_is_no_runs_found(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / ".assay_reports").write_text("{}")
+    (reports / "_config.json").write_text('{"scorer_default": "static_json"}')
+    (reports / "_aggregate.json").write_text(
+        '{"options": {"trajectories": "/dev/zero", "scenarios": ["/dev/zero"]}}'
+    )
+    proc = assay("rescore", str(reports), "--reports-dir", str(tmp_path / "out"), cwd=tmp_path,
+                 timeout=60)
+    assert proc.returncode == 3 and "no runs found" in proc.stderr, explain(proc)
+    unreadable = json.loads((tmp_path / "out" / "_aggregate.json").read_text())["not_scored"]
+    assert unreadable["unreadable"][0]["reason"] == "cannot read file: not a regular file"

@@ -111,6 +111,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return ExitCode.INTERNAL_ERROR
     if not args.quiet and sys.stdout is not None:
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+    totals = summary.totals
+    if totals["runs_read"] == totals["unreadable"]:  # as evaluate: not one run could be read
+        error(f"no runs found in what {path_text(args.directory)} names: {options.trajectories}")
+        return ExitCode.INPUT_ERROR
     below = below_fail_under(summary, args.fail_under)
     if below is not None:
         error(below)
