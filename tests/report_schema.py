@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 
 from assay.schema.report import Aggregate, ResultLine, RunReport
+from assay.schema.report import validate as validate_shape
 
 
 def check_reports_dir(directory: Path) -> list[str]:
@@ -19,7 +20,7 @@ def check_reports_dir(directory: Path) -> list[str]:
 
     def validate(model: type[Aggregate | ResultLine | RunReport], data: bytes, where: str) -> None:
         try:
-            model.model_validate(orjson.loads(data))
+            validate_shape(orjson.loads(data), model)
         except (ValueError, orjson.JSONDecodeError) as exc:
             problems.append(f"{where}: {exc}")
 

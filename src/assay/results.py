@@ -210,7 +210,8 @@ class OpsMetrics:
 
 @dataclass(slots=True)
 class CaseResult:
-    """One run scored against one scenario: the content of a per-run report."""
+    """One run scored against one scenario: the content of a per-run report (written
+    through `assay.schema.report.RunReport` by `assay.reports.store.render`)."""
 
     scenario_id: str
     run_id: str | None
@@ -237,34 +238,6 @@ class CaseResult:
     def parts(self) -> list[Score]:
         """The scores of the individual scorers (just `score` when only one ran)."""
         return self.scores or [self.score]
-
-    def to_report(self) -> dict[str, Any]:
-        """The per-run report as a JSON-ready dict."""
-        return {
-            "scenario_id": self.scenario_id,
-            "scenario_type": self.scenario_type,
-            "run_id": self.run_id,
-            "runner": self.runner,
-            "model": self.model,
-            "question": self.question,
-            "answer": self.answer,
-            "score": self.score.to_report(),
-            "ops": {
-                "turn_count": self.ops.turn_count,
-                "tool_call_count": self.ops.tool_call_count,
-                "unique_tools": self.ops.unique_tools,
-                "tokens_in": self.ops.tokens_in,
-                "tokens_out": self.ops.tokens_out,
-                "duration_ms": self.ops.duration_ms,
-                "est_cost_usd": self.ops.est_cost_usd,
-                "context_overflow": self.ops.context_overflow,
-                "escalated": self.ops.escalated,
-            },
-            "source": self.source,
-            **({"scores": [part.to_report() for part in self.scores]} if self.scores else {}),
-            **({} if self.expected_answer is None else {"expected_answer": self.expected_answer}),
-            **({} if self.repeat is None else {"repeat": self.repeat}),
-        }
 
 
 def combine_scores(parts: list[Score], weights: Mapping[str, float] | None = None) -> Score:
@@ -319,9 +292,7 @@ def combine_scores(parts: list[Score], weights: Mapping[str, float] | None = Non
             shared = NOT_APPLICABLE
         return Score.unscored(name, reason, {**details, "reason": shared or "no_part_scored"})
     missing = [
-        part
-        for part in parts
-        if part.status is ScoreStatus.UNSCORED and not part.does_not_apply()
+        part for part in parts if part.status is ScoreStatus.UNSCORED and not part.does_not_apply()
     ]
     if missing:
         return _partially_scored(name, details, parts, missing)

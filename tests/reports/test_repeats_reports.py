@@ -13,7 +13,7 @@ from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.load import load_reports
 from assay.reports.read import result_of_line
 from assay.schema import json_schema
-from assay.schema.report import Aggregate
+from assay.schema.report import Aggregate, validate
 from repeats_reports import repeat_result, results_of, write_reports
 
 
@@ -43,7 +43,7 @@ def test_repeated_runs_write_their_repeat_and_the_repeats_section(tmp_path: Path
     assert by_case["refund"]["passed"] == 0
     assert by_case["refund"]["mean_score"] == 0.0  # the error's missing value left out
     assert by_case["weather"]["pass_hat_k"] == {"1": 0.666667, "2": 0.333333, "3": 0.0}
-    Aggregate.model_validate(_aggregate(out))
+    validate(_aggregate(out), Aggregate)
 
 
 def test_an_offline_evaluation_has_no_repeat_and_no_section(tmp_path: Path) -> None:

@@ -63,9 +63,7 @@ class JSONReporter:
             "repeats": report.repeats,
             "cases": [_case(case) for case in report.cases],
         }
-        write_atomic(
-            str(self.output_path), dumps_lenient(data, option=orjson.OPT_INDENT_2) + b"\n"
-        )
+        write_atomic(str(self.output_path), dumps_lenient(data, option=orjson.OPT_INDENT_2) + b"\n")
 
 
 def _case(case: EvalCaseResult) -> dict[str, Any]:
@@ -141,9 +139,7 @@ def _write_reports(report: EvalReport, directory: Path) -> None:
             "trajectories": "",
             "scenarios": [],
             "reports_dir": str(directory),
-            "scorer_default": "",
             "scorers": list(report.weights),
-            "workers": 1,
             "red_flag_thresholds": RedFlagThresholds().to_report(),
         }
         summary.live = live_figures(results, report.weights)

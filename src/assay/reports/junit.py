@@ -47,6 +47,7 @@ from assay.reports.files import clashes_with_reports, not_regular, write_atomic
 from assay.reports.load import LoadedReports, load_reports
 from assay.reports.store import AGGREGATE_FILE, RESULTS_FILE
 from assay.results import PARTIALLY_SCORED
+from assay.schema.report import ResultLine, validate
 
 __all__ = [
     "MESSAGE_LIMIT",
@@ -174,8 +175,7 @@ def refused_target(target: Path | str, reports_dir: Path | str | None = None) ->
     shown = path_text(path)
     if reports_dir is not None and clashes_with_reports(path, reports_dir):
         return (
-            f"cannot write JUnit XML to {shown}: a report of {path_text(reports_dir)} "
-            "has that name"
+            f"cannot write JUnit XML to {shown}: a report of {path_text(reports_dir)} has that name"
         )
     try:
         kind = not_regular(path)
@@ -214,21 +214,14 @@ class _Builder:
     def runs(self, loaded: LoadedReports) -> _Tally:
         """One test case per line of `results.jsonl`; an error test case per line that is not
         an assay result."""
-        from pydantic import ValidationError
-
-        from assay.schema.report import ResultLine
-
         tally = _Tally()
         for number, line in enumerate(loaded.results, start=1):
             try:
-                ResultLine.model_validate(line)
-            except ValidationError as error:
-                first = error.errors()[0]
-                where = ".".join(str(part) for part in first["loc"]) or "(top)"
+                validate(line, ResultLine)
+            except ValueError as error:
                 self.problem(
                     f"{RESULTS_FILE} result {number}",
-                    f"{RESULTS_FILE}: result {number} is not an assay result: "
-                    f"{where}: {first['msg']}",
+                    f"{RESULTS_FILE}: result {number} is not an assay result: {error}",
                 )
                 continue
             self.run(line, tally)

@@ -34,6 +34,7 @@ from assay.reports.read import LineProblem, ResultLines, read_regular, read_resu
 from assay.reports.store import AGGREGATE_FILE
 from assay.results import RunSummary
 from assay.schema import SCHEMA_VERSION
+from assay.schema.report import Aggregate, validate
 
 __all__ = ["LoadedReports", "ReportsError", "load_reports"]
 
@@ -125,19 +126,11 @@ def _checked_aggregate(raw: Any, source: Path) -> dict[str, Any]:
             f"{source}: schema version {version} is newer than this assay reads "
             f"({SCHEMA_VERSION}); upgrade assay"
         )
-    from pydantic import ValidationError
-
-    from assay.schema.report import Aggregate
-
     try:
-        Aggregate.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top)"
-        raise ReportsError(
-            f"{source}: not an assay aggregate: {where}: {first['msg']}"
-        ) from None
-    assert isinstance(raw, dict)  # the model accepts only an object
+        validate(raw, Aggregate)
+    except ValueError as error:
+        raise ReportsError(f"{source}: not an assay aggregate: {error}") from None
+    assert isinstance(raw, dict)  # the shape accepts only an object
     return raw
 
 

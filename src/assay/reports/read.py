@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -31,9 +31,7 @@ from assay._jsonable import json_type_phrase
 from assay.reports.files import read_regular, whole_object_lines
 from assay.reports.store import RESULTS_FILE
 from assay.results import CaseResult, OpsMetrics, Score, ScoreStatus
-
-if TYPE_CHECKING:
-    from assay.schema.report import ScoreRecord
+from assay.schema.report import ResultLine, RunReport, ScoreRecord, validate
 
 __all__ = [
     "LineProblem",
@@ -150,7 +148,7 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
     aside, which only the per-run report keeps): what a resumed live evaluation counts for the
     runs it does not run again, and what a re-scored one keeps.
 
-    The line is read through the model that defines it (`assay.schema.report.ResultLine`,
+    The line is read through the shape that wrote it (`assay.schema.report.ResultLine`,
     whose JSON Schema `assay schema line` prints; without its `report_file`, a `RunReport`).
 
     Raises:
@@ -167,20 +165,13 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         >>> result_of_line({"scenario_id": "11"})
         Traceback (most recent call last):
         ...
-        ValueError: not a result line: scenario_type: Field required
+        ValueError: not a result line: scenario_type: required, missing
     """
-    from pydantic import ValidationError
-
-    from assay.schema.loc import path_text
-    from assay.schema.report import ResultLine, RunReport
-
-    model = ResultLine if "report_file" in line else RunReport
+    shape: type[RunReport] = ResultLine if "report_file" in line else RunReport
     try:
-        record = model.model_validate(line, strict=True)
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = path_text(tuple(first["loc"])) or "line"
-        raise ValueError(f"not a result line: {where}: {first['msg']}") from None
+        record = validate(line, shape)
+    except ValueError as error:
+        raise ValueError(f"not a result line: {error}") from None
     ops = record.ops
     return CaseResult(
         scenario_id=record.scenario_id,
@@ -203,7 +194,7 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         ),
         scenario_type=record.scenario_type,
         source=record.source,
-        report_file=getattr(record, "report_file", None),
+        report_file=record.report_file if isinstance(record, ResultLine) else None,
         scores=[_score(part) for part in record.scores],
         repeat=record.repeat,
     )
@@ -219,9 +210,3 @@ def _score(record: ScoreRecord) -> Score:
         record.rationale,
         record.details,
     )
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"not a string: {value!r}")
-    return value

@@ -20,10 +20,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import msgspec
 import orjson
+from msgspec import structs
 
 from assay.__version__ import __version__
-from assay._jsonable import dumps_lenient
+from assay._jsonable import dumps_lenient, json_type, nested_deeper_than
 from assay.formats.registry import REPORTS_MARKER
 from assay.reports.files import (
     ReportNames,
@@ -35,7 +37,8 @@ from assay.reports.files import (
     write_atomic,
     write_lines,
 )
-from assay.results import CaseResult, RunSummary
+from assay.results import CaseResult, RunSummary, Score
+from assay.schema.report import Aggregate, OpsRecord, RunReport, ScoreRecord, validate
 
 AGGREGATE_FILE = "_aggregate.json"
 RESULTS_FILE = "results.jsonl"
@@ -213,9 +216,12 @@ class ReportWriter:
 
     def write_summary(self, summary: RunSummary) -> None:
         """Write `_aggregate.json`."""
-        # Lenient, as the reports are: a lone surrogate that reached a figure's name (a YAML
-        # scenario's type written as "\ud800") is escaped rather than lose the aggregate.
-        data = dumps_lenient(summary.to_report(), option=_OPTIONS | orjson.OPT_INDENT_2)
+        # Checked against its shape first: an aggregate that is not one is assay's own bug,
+        # and must not be written as a report. Written leniently, as the reports are: a lone
+        # surrogate that reached a figure's name (a YAML scenario's type written as "\ud800")
+        # is escaped rather than lose the aggregate.
+        aggregate = msgspec.to_builtins(validate(summary.to_report(), Aggregate))
+        data = dumps_lenient(aggregate, option=_OPTIONS | orjson.OPT_INDENT_2)
         write_atomic(inside(self.directory, AGGREGATE_FILE), data)
 
 
@@ -256,34 +262,117 @@ def _lock(descriptor: int, directory: str) -> None:
 
 
 def render(result: CaseResult) -> tuple[bytes, bytes]:
-    """The per-run report and its `results.jsonl` line (without the per-key records).
+    """The per-run report and its `results.jsonl` line (without the per-key records), both
+    written through `RunReport`.
 
     Pure, and bytes out: it runs where the scoring runs (a worker process, say). The report
     does not name its own file; the `results.jsonl` line does.
+
+    Example:
+        >>> from assay.results import OpsMetrics, Score
+        >>> result = CaseResult("11", "r1", None, None, "q", "7",
+        ...                     Score.scored("s", 1.0, passed=True, details={"details": [1]}),
+        ...                     OpsMetrics(), expected_answer="7")
+        >>> report, line = render(result)
+        >>> orjson.loads(report)["score"]["details"], orjson.loads(line)["score"]["details"]
+        ({'details': [1]}, {})
+        >>> "expected_answer" in orjson.loads(line)
+        False
     """
-    report = result.to_report()
-    data = _dumps(report)
+    report = record_of(result)
     # Per-key records and the gold answer stay in the per-run file.
-    report.pop("expected_answer", None)
-    report["score"] = _without_records(report["score"])
-    if "scores" in report:
-        report["scores"] = [_without_records(part) for part in report["scores"]]
-    return data, _dumps(report)
+    line = structs.replace(
+        report,
+        expected_answer=None,
+        score=_without_records(report.score),
+        scores=[_without_records(part) for part in report.scores],
+    )
+    return _encode(report), _encode(line)
 
 
-def _without_records(score: dict[str, Any]) -> dict[str, Any]:
-    details = score["details"]
+def record_of(result: CaseResult) -> RunReport:
+    """The per-run report of a result (see `assay.reports.read.result_of_line` for the way
+    back)."""
+    ops = result.ops
+    return RunReport(
+        scenario_id=result.scenario_id,
+        scenario_type=result.scenario_type,
+        run_id=result.run_id,
+        runner=result.runner,
+        model=result.model,
+        question=result.question,
+        answer=result.answer,
+        score=_score_record(result.score),
+        ops=OpsRecord(
+            turn_count=ops.turn_count,
+            tool_call_count=ops.tool_call_count,
+            unique_tools=ops.unique_tools,
+            tokens_in=ops.tokens_in,
+            tokens_out=ops.tokens_out,
+            duration_ms=ops.duration_ms,
+            est_cost_usd=ops.est_cost_usd,
+            context_overflow=ops.context_overflow,
+            escalated=ops.escalated,
+        ),
+        source=result.source,
+        scores=[_score_record(part) for part in result.scores],
+        expected_answer=result.expected_answer,
+        repeat=result.repeat,
+    )
+
+
+def _score_record(score: Score) -> ScoreRecord:
+    return ScoreRecord(
+        scorer=score.scorer,
+        status=score.status.value,
+        passed=score.passed,
+        score=score.value,
+        rationale=score.rationale,
+        details=score.details,
+    )
+
+
+def _without_records(score: ScoreRecord) -> ScoreRecord:
+    details = score.details
     if "details" not in details:
         return score
-    return dict(score, details={k: v for k, v in details.items() if k != "details"})
+    return structs.replace(score, details={k: v for k, v in details.items() if k != "details"})
 
 
-def _dumps(value: Any) -> bytes:
-    # A value orjson cannot write (an int beyond 64 bits, an odd object, a key that is not a
-    # string) must not lose the report: such values are written as strings instead. Reports
-    # are written without OPT_NON_STR_KEYS, which costs orjson its fast path on every key;
-    # the rare report with other keys takes the lenient way.
-    return dumps_lenient(value)
+_ENCODER = msgspec.json.Encoder()
+_DEPTH = 200
+"""Nesting past which a value a run brought (its answer, a scorer's details) is not written:
+below orjson's limit, which the lenient way of writing uses."""
+
+
+def _encode(record: RunReport) -> bytes:
+    try:
+        return _ENCODER.encode(record)
+    except (TypeError, ValueError, RecursionError):
+        pass
+    # A value no JSON holds as it is (a lone surrogate in a text, a key that is not a string,
+    # an odd object an agent returned, nesting past any parser's limit) must not lose the
+    # report: written the lenient way, as strings, instead.
+    plain = msgspec.to_builtins(_within_depth(record), enc_hook=str)
+    return dumps_lenient(plain)
+
+
+def _within_depth(record: RunReport) -> RunReport:
+    def cut(value: Any) -> Any:
+        if nested_deeper_than(value, _DEPTH):
+            return f"<{json_type(value)} nested deeper than {_DEPTH} levels: not written>"
+        return value
+
+    def cut_score(score: ScoreRecord) -> ScoreRecord:
+        return structs.replace(score, details={k: cut(v) for k, v in score.details.items()})
+
+    return structs.replace(
+        record,
+        answer=cut(record.answer),
+        expected_answer=cut(record.expected_answer),
+        score=cut_score(record.score),
+        scores=[cut_score(part) for part in record.scores],
+    )
 
 
 def write_config(directory: Path | str, document: dict[str, Any]) -> None:

@@ -1,9 +1,10 @@
 """The shapes of what assay writes, and of what users write.
 
-The report's models live in `assay.schema.report`, those of scenario files in
-`assay.schema.scenario`; both import pydantic. This package itself imports nothing, so that
-the report writer can stamp `SCHEMA_VERSION`, and the readers name a field's path
-(`assay.schema.loc`), without loading them. `assay schema NAME` prints the JSON Schema of
+The report's models live in `assay.schema.report` (msgspec structs, as they are written for
+every run), those of the files users write in `assay.schema.scenario`, `evalset` and
+`evalconfig` (pydantic models, for their error messages). This package itself imports
+nothing, so that the report writer can stamp `SCHEMA_VERSION`, and the readers name a field's
+path (`assay.schema.loc`), without loading them. `assay schema NAME` prints the JSON Schema of
 each shape.
 
 Example:
@@ -72,6 +73,10 @@ def json_schema(name: str) -> dict[str, Any]:
 
     module, model_name = _MODELS[name]
     model = getattr(import_module(f"assay.schema.{module}"), model_name)
+    if module == "report":
+        from assay.schema.report import json_schema_of
+
+        return json_schema_of(model)
     schema: dict[str, Any] = model.model_json_schema()
     return schema
 
