@@ -26,7 +26,15 @@ from assay._text import path_text
 from assay.live.criteria import EvalConfig, inferred_config
 from assay.live.evalset import EvalSet
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
-from assay.live.runner import Engine, RunSettings, Unit, UnitOutcome, capture_warning, units_of
+from assay.live.runner import (
+    Engine,
+    RunKey,
+    RunSettings,
+    Unit,
+    UnitOutcome,
+    capture_warning,
+    units_of,
+)
 from assay.live.views import EvalCaseResult, EvalReport, live_figures
 from assay.reports.red_flags import RedFlagThresholds
 from assay.results import CaseResult
@@ -184,21 +192,19 @@ async def _evaluate_into(
     source: str | None = None,
 ) -> EvalReport:
     """Run the units not finished yet, saving each as it ends, then write the aggregate."""
-    views: dict[str, EvalCaseResult] = {}
+    views: dict[RunKey, EvalCaseResult] = {}
     interrupted = True
-    run_ids = [unit.run_id for unit in units]
+    keys = [unit.key for unit in units]
     settings = engine.scoring.document()
-    reports = LiveReports(
-        directory, resume=resume, cases=cases, run_ids=run_ids, settings=settings
-    )
+    reports = LiveReports(directory, resume=resume, cases=cases, keys=keys, settings=settings)
     with reports:
         reports.write_cases(cases)
-        todo = [unit for unit in units if unit.run_id not in reports.finished]
+        todo = [unit for unit in units if unit.key not in reports.finished]
 
         def save(outcome: UnitOutcome) -> None:
             reports.save(outcome)
             seen = view(outcome)
-            views[outcome.unit.run_id] = seen
+            views[outcome.unit.key] = seen
             if on_result is not None:
                 on_result(seen)
 
@@ -220,11 +226,11 @@ async def _evaluate_into(
                 ],
             )
     for unit in units:
-        kept = reports.results.get(unit.run_id)
-        if unit.run_id not in views and kept is not None:
-            views[unit.run_id] = EvalCaseResult.of(kept, repeat=unit.repeat)
+        kept = reports.results.get(unit.key)
+        if unit.key not in views and kept is not None:
+            views[unit.key] = EvalCaseResult.of(kept, repeat=unit.repeat)
     return EvalReport(
-        [views[u.run_id] for u in units if u.run_id in views],
+        [views[u.key] for u in units if u.key in views],
         weights=engine.config.weights(),
         figures=summary.live,
         repeats=summary.repeats,

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from assay.formats.assay_jsonl import trajectory_to_line
-from assay.live.runner import Unit, UnitOutcome
+from assay.live.runner import RunKey, Unit, UnitOutcome, key_of
 from assay.live.views import live_figures
 from assay.reports.aggregate import ResultFigures, SummaryBuilder
 from assay.reports.files import (
@@ -37,7 +37,7 @@ from assay.reports.files import (
     write_temporary,
 )
 from assay.reports.read import result_of_line as parse_result
-from assay.reports.store import CONFIG_FILE, ReportWriter, render, write_config
+from assay.reports.store import CONFIG_FILE, RESULTS_FILE, ReportWriter, render, write_config
 from assay.results import CaseResult, RunSummary
 from assay.schema.evalset import EvalCase
 
@@ -78,7 +78,7 @@ class LiveReports:
         *,
         resume: bool = False,
         cases: Sequence[EvalCase] = (),
-        run_ids: Iterable[str] = (),
+        keys: Iterable[RunKey] = (),
         settings: Mapping[str, Any] | None = None,
     ) -> None:
         self.directory = directory
@@ -87,36 +87,37 @@ class LiveReports:
         """What the runs are checked with, as an `EvalConfig`'s JSON (`SETTINGS_FILE`)."""
         if resume:
             _check_same_settings(directory, self.settings)
-        wanted = set(run_ids)
+        wanted = set(keys)
         changed = _changed_cases(directory, cases) if resume else set()
 
         def keep(line: dict[str, Any]) -> bool:
             # A run of this evaluation, of a case that reads as it did when the run was made.
-            return line.get("run_id") in wanted and line.get("scenario_id") not in changed
+            key = key_of(line)
+            return key in wanted and key[0] not in changed
 
         self._writer = ReportWriter(
             directory, resume=resume, keep=keep if resume else None, lines_per_flush=1
         )
         self._runs: int | None = None
-        self.lines: dict[str, dict[str, Any]] = {}
-        """`results.jsonl` line by run id: kept from before (resume) and written now."""
-        self.results: dict[str, CaseResult] = {}
+        self.lines: dict[RunKey, dict[str, Any]] = {}
+        """`results.jsonl` line by run: kept from before (resume) and written now."""
+        self.results: dict[RunKey, CaseResult] = {}
         """The result of each of `lines`: read back from a kept line, or the one written."""
 
     @property
-    def finished(self) -> set[str]:
-        """Run ids whose result is saved (kept from an earlier evaluation, or written now)."""
+    def finished(self) -> set[RunKey]:
+        """The runs whose result is saved (kept from an earlier evaluation, or written now)."""
         return set(self.lines)
 
     def __enter__(self) -> LiveReports:
         writer = self._writer.__enter__()
         try:
             for line in writer.kept:
-                run_id = line.get("run_id")
-                kept = result_of_line(line) if isinstance(run_id, str) else None
-                if kept is not None and isinstance(run_id, str):
-                    self.lines[run_id] = line
-                    self.results[run_id] = kept
+                key = key_of(line)
+                kept = result_of_line(line) if key is not None else None
+                if kept is not None and key is not None:
+                    self.lines[key] = line
+                    self.results[key] = kept
             self._runs = self._open_runs()
         except BaseException:
             writer.__exit__(None, None, None)
@@ -143,7 +144,7 @@ class LiveReports:
         if self.resume and os.path.lexists(path):
             data = read_regular(path)
             kept = b"".join(
-                raw for value, raw in whole_object_lines(data) if value.get("run_id") in self.lines
+                raw for value, raw in whole_object_lines(data) if key_of(value) in self.lines
             )
         write_atomic(path, kept)
         return open_for_writing(path, append=True)
@@ -168,8 +169,8 @@ class LiveReports:
         outcome.result.report_file = report_file
         entry = orjson.loads(result_line)
         entry["report_file"] = report_file
-        self.lines[outcome.unit.run_id] = entry
-        self.results[outcome.unit.run_id] = outcome.result
+        self.lines[outcome.unit.key] = entry
+        self.results[outcome.unit.key] = outcome.result
         return report_file
 
     def finish(
@@ -188,7 +189,7 @@ class LiveReports:
         builder.set_scenarios_loaded(cases)
         results = []
         for unit in units:
-            result = self.results.get(unit.run_id)
+            result = self.results.get(unit.key)
             if result is None:
                 continue
             results.append(result)
@@ -209,21 +210,44 @@ class ResumeRefusedError(ValueError):
 
 
 def _check_same_settings(directory: Path, settings: Mapping[str, Any]) -> None:
-    """Refuse to resume runs checked with other criteria than `settings` (before anything in
-    the directory is touched).
+    """Refuse to resume runs checked with other criteria than `settings`, or runs of a
+    directory that no longer says how they were checked or on which cases (before anything
+    in the directory is touched).
 
     Raises:
-        ResumeRefusedError: the directory's runs were checked otherwise.
+        ResumeRefusedError: the directory's runs were checked otherwise, or its
+            `SETTINGS_FILE` or `EVALSET_FILE` is missing or unreadable while it holds results.
     """
-    try:
-        before = orjson.loads(read_regular(inside(directory, SETTINGS_FILE)))
-    except (OSError, orjson.JSONDecodeError):
-        return  # nothing (or nothing readable) to resume from: every run is made anew
-    if before.get("criteria") != orjson.loads(orjson.dumps(settings.get("criteria"))):
+    if not _holds_results(directory):
+        return  # nothing to resume from: every run is made anew
+    documents: dict[str, Any] = {}
+    for name in (SETTINGS_FILE, EVALSET_FILE):
+        try:
+            data = read_regular(inside(directory, name))
+            documents[name] = orjson.loads(data) if name == SETTINGS_FILE else data
+        except (OSError, orjson.JSONDecodeError) as error:
+            what = "is missing" if isinstance(error, FileNotFoundError) else "cannot be read"
+            raise ResumeRefusedError(
+                f"cannot resume into {directory}: its {name} {what}, so its runs may have "
+                "been made on other cases or checked otherwise; run without --resume, or into "
+                "a fresh directory"
+            ) from None
+    before = documents[SETTINGS_FILE]
+    if not isinstance(before, dict) or before.get("criteria") != orjson.loads(
+        orjson.dumps(settings.get("criteria"))
+    ):
         raise ResumeRefusedError(
             f"cannot resume into {directory}: its runs were checked with other criteria "
             f"(see its {SETTINGS_FILE}); run without --resume, or into a fresh directory"
         )
+
+
+def _holds_results(directory: Path) -> bool:
+    """Whether the directory's `results.jsonl` holds anything at all."""
+    try:
+        return os.stat(inside(directory, RESULTS_FILE)).st_size > 0  # noqa: PTH116
+    except OSError:
+        return False
 
 
 def _changed_cases(directory: Path, cases: Sequence[EvalCase]) -> set[str]:

@@ -47,9 +47,11 @@ from assay.scoring import Criterion, Scoring
 
 __all__ = [
     "Engine",
+    "RunKey",
     "RunSettings",
     "Unit",
     "UnitOutcome",
+    "key_of",
     "units_of",
 ]
 
@@ -98,6 +100,30 @@ class Unit:
     """`eval_id` when each case runs once, `eval_id#repeat` when cases are repeated."""
     of: int = 1
     """How many times each case runs."""
+
+    @property
+    def key(self) -> RunKey:
+        """What names this run in the reports: the case's id and, when cases are repeated,
+        the repetition (a case id may itself hold `#`, so never the joined `run_id`)."""
+        return (self.case.eval_id, self.repeat if self.of > 1 else None)
+
+
+RunKey = tuple[str, int | None]
+"""A run's case id and repetition (None when each case runs once), as its `results.jsonl`
+line records them (`scenario_id`, `repeat`)."""
+
+
+def key_of(line: Mapping[str, Any]) -> RunKey | None:
+    """The `RunKey` of a `results.jsonl` or `runs.jsonl` line; None for a line without one.
+
+    Example:
+        >>> key_of({"scenario_id": "a#1"}), key_of({"scenario_id": "a", "repeat": 1})
+        (('a#1', None), ('a', 1))
+    """
+    case, repeat = line.get("scenario_id"), line.get("repeat")
+    if not isinstance(case, str) or not (repeat is None or type(repeat) is int):
+        return None
+    return (case, repeat)
 
 
 def units_of(cases: Iterable[EvalCase], repeat: int = 1) -> list[Unit]:

@@ -120,8 +120,11 @@ class ReportWriter:
                 stem, dot, suffix = name.rpartition(".")
                 if dot and suffix.lower() == "json":
                     self._names.allocate(stem)
-            if resume_from := (self._kept_lines(path) if self.resume else b""):
-                self._size = len(resume_from)
+            if self.resume:
+                kept, whole = self._kept_lines(path)
+                if not whole:
+                    descriptor = self._rewrite(path, descriptor, kept)
+                self._size = len(kept)
             os.ftruncate(descriptor, self._size)  # only once the directory is this evaluation's
             os.lseek(descriptor, self._size, os.SEEK_SET)
             # The earlier evaluation's aggregate describes reports this one replaces: were this
@@ -159,14 +162,17 @@ class ReportWriter:
             # named every one, and listing a directory of many thousand reports is not free.
             remove_temporaries(self.directory)
 
-    def _kept_lines(self, path: str) -> bytes:
+    def _kept_lines(self, path: str) -> tuple[bytes, bool]:
         """The whole lines of an earlier results.jsonl whose reports exist, remembered in
-        `kept` with their report names reserved; a line cut short by a kill is dropped."""
+        `kept` with their report names reserved (a line cut short by a kill, a second line
+        for one report, and the lines `keep` refuses are dropped); and whether they are the
+        file's start, so that cutting the file back to their length leaves just them."""
         try:
             data = read_regular(path)
         except FileNotFoundError:
-            return b""
+            return b"", True
         kept = bytearray()
+        reserved: set[str] = set()
         for line, raw in whole_object_lines(data):
             report_file = line.get("report_file")
             if not isinstance(report_file, str) or not report_file.endswith(".json"):
@@ -176,14 +182,34 @@ class ReportWriter:
                     continue
             except ValueError:  # a name that would point elsewhere: not this writer's
                 continue
+            if report_file in reserved:
+                continue
             if self._keep is not None and not self._keep(line):
                 with contextlib.suppress(OSError):
                     os.unlink(inside(self.directory, report_file))  # noqa: PTH108
                 continue
             self._names.reserve(report_file[: -len(".json")])
+            reserved.add(report_file)
             self.kept.append(line)
             kept += raw
-        return bytes(kept)
+        return bytes(kept), data.startswith(kept)
+
+    def _rewrite(self, path: str, descriptor: int, kept: bytes) -> int:
+        """Replace results.jsonl by just the `kept` lines (a dropped line came before a kept
+        one), and return the new file's descriptor, locked, in place of `descriptor`.
+
+        The new file is written whole and renamed over the old one, so a kill leaves either
+        file, never a mix of the two; the old file stays locked until the new one is.
+        """
+        write_atomic(path, kept)
+        replaced = open_for_writing(path)
+        try:
+            _lock(replaced, self._directory_text)
+        except BaseException:
+            os.close(replaced)
+            raise
+        os.close(descriptor)
+        return replaced
 
     def adopt(self, wanted: str | None, temporary: str, line: bytes) -> str:
         """Name a report written by `write_temporary` after `wanted` (a run or scenario id),
