@@ -177,6 +177,37 @@ class MatchType(StrEnum):
     ANY_ORDER = "ANY_ORDER"
     """Every expected step, in any order, extras allowed: `superset`."""
 
+    @classmethod
+    def parse(cls, spelling: Any) -> MatchType:
+        """The match type `spelling` names, read as Google ADK reads one: any case, surrounding
+        whitespace ignored, `_`, `-` or a space between the words (`"in order"`, `" EXACT "`,
+        `"Any-Order"`). Every reader of a match type in assay (criteria, configs, eval sets,
+        scorer options) goes through this function, so they all accept the same spellings.
+
+        Raises:
+            ValueError: `spelling` is not text, or names no match type; the message lists the
+                accepted spellings.
+
+        Example:
+            >>> MatchType.parse(" in-order "), MatchType.parse("ANY ORDER")
+            (<MatchType.IN_ORDER: 'IN_ORDER'>, <MatchType.ANY_ORDER: 'ANY_ORDER'>)
+            >>> MatchType.parse("inorder")  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            ValueError: unknown match type 'inorder'; use EXACT, IN_ORDER or ANY_ORDER (any ...)
+        """
+        if isinstance(spelling, MatchType):
+            return spelling
+        if isinstance(spelling, str):
+            name = spelling.strip().upper().replace("-", "_").replace(" ", "_")
+            found = cls.__members__.get(name)
+            if found is not None:
+                return found
+        raise ValueError(
+            f"unknown match type {spelling!r}; use EXACT, IN_ORDER or ANY_ORDER (any case, with "
+            "'_', '-' or a space between the words)"
+        )
+
 
 class StepType(StrEnum):
     """What an expected step is."""

@@ -30,6 +30,7 @@ from typing import Any
 
 from assay._jsonable import json_type
 from assay.formats._common import ReadProblem
+from assay.records import MatchType
 
 CONFIG_FILE = "test_config.json"
 """The name ADK looks for beside an eval set."""
@@ -116,9 +117,10 @@ def _threshold(value: Any) -> float | None:
 
 def _match_type(value: Any) -> str | None:
     if isinstance(value, str):
-        # ADK's own normalisation of the name.
-        name = value.strip().upper().replace("-", "_").replace(" ", "_")
-        return name if name in _MATCH_TYPES else None
+        try:
+            return MatchType.parse(value).value
+        except ValueError:
+            return None
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(_MATCH_TYPES):
         return _MATCH_TYPES[value]
     return None

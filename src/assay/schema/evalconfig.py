@@ -100,12 +100,18 @@ class CriterionConfig(BaseModel):
     ) -> CriterionConfig:
         """Node and tool steps against `expected_trajectory`: tool calls in `match_type` order
         (arguments given in the expectation must be equal when `check_args`), and the node
-        steps in order (`node_order`)."""
-        mode = MatchType(str(match_type).upper()) if not isinstance(match_type, MatchType) else (
-            match_type
-        )
+        steps in order (`node_order`). `match_type` is a `MatchType` or any spelling of one
+        ADK accepts (`"in order"`, `"ANY-ORDER"`, see `MatchType.parse`).
+
+        Raises:
+            ValueError: `match_type` names no match type.
+
+        Example:
+            >>> CriterionConfig.trajectory(match_type=" any-order ").options["mode"]
+            'ANY_ORDER'
+        """
         options: dict[str, Any] = {
-            "mode": mode.value,
+            "mode": MatchType.parse(match_type).value,
             "args": "superset" if check_args else "ignore",
         }
         if threshold < 1.0:
@@ -117,8 +123,17 @@ class CriterionConfig(BaseModel):
         cls, match_type: MatchType | str = MatchType.IN_ORDER, *, weight: float = 1.0
     ) -> CriterionConfig:
         """Only the order of the nodes entered, against the node steps of
-        `expected_trajectory`."""
-        return cls.scorer("node_order", weight=weight, mode=str(MatchType(str(match_type))))
+        `expected_trajectory`, in `match_type` (a `MatchType` or any spelling of one ADK
+        accepts, see `MatchType.parse`).
+
+        Raises:
+            ValueError: `match_type` names no match type.
+
+        Example:
+            >>> CriterionConfig.node_order("in order").options
+            {'mode': 'IN_ORDER'}
+        """
+        return cls.scorer("node_order", weight=weight, mode=MatchType.parse(match_type).value)
 
     @classmethod
     def response_match(

@@ -62,15 +62,17 @@ _ALIASES: dict[str, Mode] = {
 
 
 def match_type_of(mode: str | MatchType) -> MatchType | None:
-    """The `MatchType` a mode name spells (in ADK's spellings: any case, `-` or a space for
-    `_`), or None for an assay mode or an unknown name.
+    """The `MatchType` a mode name spells (in ADK's spellings, read by `MatchType.parse`),
+    or None for an assay mode or an unknown name.
 
     Example:
         >>> match_type_of("any order"), match_type_of(MatchType.EXACT), match_type_of("subset")
         (<MatchType.ANY_ORDER: 'ANY_ORDER'>, <MatchType.EXACT: 'EXACT'>, None)
     """
-    text = str(mode).strip().upper().replace("-", "_").replace(" ", "_")
-    return MatchType(text) if text in _ALIASES else None
+    try:
+        return MatchType.parse(mode)
+    except ValueError:
+        return None
 
 
 def resolve_mode(mode: str | MatchType) -> Mode:
