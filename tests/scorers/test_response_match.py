@@ -3,6 +3,9 @@ conversation or from the steps, bad patterns as errors, and ROUGE-1's properties
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assay import _patterns as patterns
 from assay.formats import read_run_file
 from assay.formats.assay_jsonl import trajectory_to_line
 from assay.records import Case, CaseTurn, Message, Step, ToolCall, Trajectory
 from assay.results import Score, ScoreStatus
 from assay.scorers import create_scorer, scorer_spec
+from assay.scorers.registry import scorer_info
 from assay.scorers.response_match import MAX_REGEX_TEXT, rouge1_f1
 
 
@@ -74,6 +79,58 @@ def test_regex_searches_only_the_first_part_of_a_huge_reply() -> None:
     assert "first 100000 characters" in result.rationale
     assert len(result.details["actual"]) < 3000  # the report is not flooded with the reply
     assert scored(score("needle", reply, mode="contains")) == (1.0, True)  # others read all
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Fail a block that runs longer than `seconds` instead of hanging the suite (the regular
+    expression engine checks for signals while it backtracks)."""
+
+    def late(signum: int, frame: Any) -> None:
+        raise AssertionError(f"still scoring after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_catastrophic_pattern_of_the_issue_is_scored_at_once() -> None:
+    # Python's `re` takes hours on this; the engine for user patterns answers at once.
+    with deadline(10):
+        result = score(r"^(a+)+$", "a" * 32 + "!", mode="regex")
+    assert scored(result) == (0.0, False)
+
+
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_pattern_still_searching_at_the_bound_is_unscored(
+    monkeypatch: pytest.MonkeyPatch, turned: bool
+) -> None:
+    monkeypatch.setattr(patterns, "PATTERN_TIMEOUT", 0.2)
+    pattern, reply = r"(a|aa)+$", "a" * 40 + "!"  # blows up in any backtracking engine
+    with deadline(10):
+        if turned:
+            turns = [CaseTurn("a", "fine"), CaseTurn("b", pattern)]
+            run = Trajectory(steps=[Step(0, text="fine", turn=0), Step(1, text=reply, turn=1)])
+            result = create_scorer("response_match", mode="regex")(multi_turn_case(turns), run)
+        else:
+            result = score(pattern, reply, mode="regex")
+    assert result.status is ScoreStatus.UNSCORED  # neither a pass nor a fail
+    assert (result.value, result.passed) == (None, None)
+    assert result.details["reason"] == "pattern_timeout"
+    assert result.details["timeout_s"] == 0.2
+    assert "took longer than 0.2 s" in result.rationale
+    assert "catastrophic backtracking" in result.rationale
+    if turned:
+        assert "turn 2" in result.rationale
+
+
+def test_the_pattern_bound_is_stated_where_the_scorer_is_described() -> None:
+    described = scorer_info("response_match").doc  # what `assay scorers response_match` shows
+    assert f"{patterns.PATTERN_TIMEOUT:g} s" in described and "PATTERN_TIMEOUT" in described
 
 
 def test_rouge_passes_at_the_threshold_default_point_eight() -> None:

@@ -8,7 +8,9 @@ last assistant text). Modes:
 - `exact`: the reply is the expected text, both stripped and with runs of whitespace made one
   space;
 - `regex`: the expected text is a regular expression found somewhere in the reply (a search,
-  not a full match);
+  not a full match), in Python's syntax. A pattern may search a reply for at most
+  `PATTERN_TIMEOUT` (1 s): past that bound, as with catastrophic backtracking, the criterion
+  is unscored with the reason `pattern_timeout`, never a pass or a fail;
 - `rouge`: the ROUGE-1 F1 of the two texts (`rouge1_f1`), passing at `threshold` (default 0.8,
   as Google ADK's `response_match_score`).
 
@@ -38,9 +40,9 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
+from assay._patterns import PATTERN_TIMEOUT, PatternError, PatternTimeout, search
 from assay.records import Case, Trajectory
 from assay.results import Score
 from assay.scorers._runs import (
@@ -52,7 +54,7 @@ from assay.scorers._runs import (
 )
 from assay.scorers.registry import Scorer, register_scorer
 
-__all__ = ["Mode", "response_match", "rouge1_f1"]
+__all__ = ["PATTERN_TIMEOUT", "Mode", "response_match", "rouge1_f1"]
 
 NAME = "response_match"
 
@@ -63,10 +65,9 @@ ROUGE_THRESHOLD = 0.8
 """Default pass mark of the `rouge` mode, as Google ADK's `response_match_score`."""
 
 MAX_REGEX_TEXT = 100_000
-"""Characters of a reply a regular expression searches. Python's `re` backtracks, so an
-expected pattern such as `(a+)+b` can take time that grows steeply with the text it searches;
-bounding the text bounds that cost for every pattern an eval set may hold. A reply that long
-is searched in its first part only, and `details` says so."""
+"""Characters of a reply a regular expression searches. A reply that long is searched in its
+first part only, and `details` says so. This bounds the cost of an ordinary pattern; the time
+of a pathological one is bounded by `PATTERN_TIMEOUT` (see `assay._patterns`)."""
 
 _SHOWN = 2000
 """Characters of a reply or an expectation repeated in `details` (the report has the answer)."""
@@ -88,6 +89,10 @@ def response_match(
         threshold: The score a reply (each turn's, in a multi-turn case) needs to pass; None:
             0.8 for `rouge`, 1.0 for the other modes, which score 1 or 0.
         case_sensitive: Compare case as written (by default case is ignored).
+
+    A `regex` pattern may search a reply for at most `PATTERN_TIMEOUT` (1 s); a pattern still
+    searching then (catastrophic backtracking, say) leaves the criterion unscored, with the
+    reason `pattern_timeout`: neither a pass nor a fail.
 
     Raises:
         ValueError: an unknown mode or a threshold outside 0..1.
@@ -123,8 +128,10 @@ def response_match(
             )
         try:
             verdict = matcher(wanted, reply)
-        except re.error as exc:
+        except PatternError as exc:
             return _bad_pattern(wanted, exc)
+        except PatternTimeout as exc:
+            return _slow_pattern(matcher, wanted, exc, f"the response ({where})")
         details = {**matcher.options(), "response_from": where, **verdict.details()}
         rationale = verdict.explain(f"response ({where})")
         return Score.scored(
@@ -227,14 +234,15 @@ class _Matcher:
         }
 
     def __call__(self, expected: str, actual: str) -> _Verdict:
-        """The verdict; raises `re.error` for a `regex` expectation that does not compile."""
+        """The verdict; raises `PatternError` for a `regex` expectation that does not compile,
+        `PatternTimeout` for one that is still searching at its time bound."""
         truncated = False
         if self.mode == "rouge":
             value = rouge1_f1(expected, actual, case_sensitive=self.case_sensitive)
         elif self.mode == "regex":
             truncated = len(actual) > MAX_REGEX_TEXT
-            found = _pattern(expected, self.case_sensitive).search(actual[:MAX_REGEX_TEXT])
-            value = 1.0 if found is not None else 0.0
+            found = search(expected, actual[:MAX_REGEX_TEXT], ignore_case=not self.case_sensitive)
+            value = 1.0 if found else 0.0
         else:
             want, got = self._normal(expected), self._normal(actual)
             hit = want in got if self.mode == "contains" else want == got
@@ -245,12 +253,6 @@ class _Matcher:
     def _normal(self, text: str) -> str:
         text = _SPACE.sub(" ", text).strip()
         return text if self.case_sensitive else text.casefold()
-
-
-@lru_cache(maxsize=256)
-def _pattern(text: str, case_sensitive: bool) -> re.Pattern[str]:
-    # Many runs of one case share its pattern: compile it once.
-    return re.compile(text, 0 if case_sensitive else re.IGNORECASE)
 
 
 def _by_turn(matcher: _Matcher, expected: list[str | None], run: Trajectory) -> Score:
@@ -278,8 +280,10 @@ def _by_turn(matcher: _Matcher, expected: list[str | None], run: Trajectory) -> 
             continue
         try:
             verdict = matcher(wanted, reply)
-        except re.error as exc:
+        except PatternError as exc:
             return _bad_pattern(wanted, exc, number)
+        except PatternTimeout as exc:
+            return _slow_pattern(matcher, wanted, exc, f"turn {number}'s reply", number)
         records.append({"turn": number, **verdict.details()})
         values.append(verdict.score)
         if not verdict.passed:
@@ -296,10 +300,30 @@ def _by_turn(matcher: _Matcher, expected: list[str | None], run: Trajectory) -> 
     return Score.scored(NAME, value, passed=not failed, rationale=rationale, details=details)
 
 
-def _bad_pattern(pattern: str, exc: re.error, turn: int | None = None) -> Score:
+def _bad_pattern(pattern: str, exc: PatternError, turn: int | None = None) -> Score:
     where = "expected_answer" if turn is None else f"turns[{turn - 1}].expected_answer"
     return bad_expectation(
         NAME, where, f"{_shown(pattern, 200)!r} is not a regular expression: {exc}"
+    )
+
+
+def _slow_pattern(
+    matcher: _Matcher, pattern: str, exc: PatternTimeout, reply: str, turn: int | None = None
+) -> Score:
+    """Unscored: a pattern that ran past its time bound says nothing about the reply."""
+    details: dict[str, Any] = {
+        "reason": "pattern_timeout",
+        **matcher.options(),
+        "expected": _shown(pattern, 200),
+        "timeout_s": exc.seconds,
+    }
+    if turn is not None:
+        details["turn"] = turn
+    return Score.unscored(
+        NAME,
+        f"pattern {_shown(pattern, 80)!r} took longer than {exc.seconds:g} s against {reply} "
+        "(catastrophic backtracking?)",
+        details,
     )
 
 
