@@ -17,8 +17,22 @@ import sys
 
 
 def error(message: str) -> None:
-    """Say `assay: error: <message>` on standard error."""
-    say(f"assay: error: {message}")
+    r"""Say `assay: error: <message>` on standard error, as one line with every control
+    character written as an escape (`reports.console.shown`).
+
+    Example:
+        >>> import contextlib, io
+        >>> with contextlib.redirect_stderr(io.StringIO()) as said:
+        ...     error("eval_id used by more than one case: a\x1b[2Jb")
+        >>> said.getvalue()
+        'assay: error: eval_id used by more than one case: a\\x1b[2Jb\n'
+    """
+    # A message holds data from the user's files and code (an eval id, a criterion's name, an
+    # exception's text): escaped here, once for every message, it never drives the terminal.
+    # Imported only when something goes wrong, so that start-up stays fast.
+    from assay.reports.console import shown
+
+    say(f"assay: error: {shown(message)}")
 
 
 def say(line: str) -> None:
