@@ -1,6 +1,6 @@
 """`--junit FILE`, as `evaluate` and `report` share it: the check of its target before
 anything runs, and the writing once the reports are in place (imported by the commands when
-they run, not at start-up).
+they run, not at start-up). `refused_outputs` checks `--html FILE` with it, for `run`.
 
 Example:
     >>> refused_junit(Path("/dev/null"))
@@ -30,6 +30,26 @@ def refused_junit(target: Path | None, reports_dir: Path | None = None) -> str |
 
     refused = refused_target(target, reports_dir)
     return None if refused is None else shown(refused)
+
+
+def refused_outputs(
+    reports_dir: Path, *, junit: Path | None = None, html: Path | None = None
+) -> str | None:
+    """Why one of the files written once the reports are in place (`--junit`, `--html`)
+    cannot be written, as it is printed (the first such file), or None. Checked before the
+    evaluation starts, so that a bad path costs nothing: a live run may take hours.
+
+    Example:
+        >>> refused_outputs(Path("reports"), html=Path("reports/_aggregate.json"))
+        'cannot write the HTML report to reports/_aggregate.json: a report of reports has that name'
+    """
+    from assay.reports.console import shown
+    from assay.reports.files import refused_output
+
+    for target, what in ((junit, "JUnit XML"), (html, "the HTML report")):
+        if target is not None and (refused := refused_output(target, reports_dir, what=what)):
+            return shown(refused)
+    return None
 
 
 def write_junit_file(reports: Path | LoadedReports, target: Path | None) -> ExitCode | None:

@@ -146,7 +146,7 @@ def _seconds(text: str) -> float:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the live evaluation described by `args`; returns the exit code."""
-    from assay.cli._junit import refused_junit
+    from assay.cli._junit import refused_outputs
 
     if not args.evalset.exists():
         error(f"no such file: {path_text(args.evalset)}")
@@ -154,7 +154,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
         error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
         return ExitCode.INPUT_ERROR
-    if (refused := refused_junit(args.junit, args.reports_dir)) is not None:
+    # Every file written after the run is checked now: the run may take hours.
+    refused = refused_outputs(args.reports_dir, junit=args.junit, html=args.html)
+    if refused is not None:
         error(refused)
         return ExitCode.INPUT_ERROR
     eval_set = _eval_set(args.evalset)

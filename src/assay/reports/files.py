@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from assay._text import escape_surrogates
+from assay._text import escape_surrogates, path_text
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_NAME = 120
@@ -143,6 +143,49 @@ def clashes_with_reports(path: Path | str, reports_dir: Path | str) -> bool:
         return False
     # Compared by resolved path: `reports/../reports` and a link to it are the same folder.
     return os.path.realpath(target.parent) == os.path.realpath(reports_dir)
+
+
+def refused_output(
+    target: Path | str, reports_dir: Path | str | None = None, *, what: str
+) -> str | None:
+    """Why the output file `target` (`what` it is to hold, for the message) cannot be
+    written, or None: checked before anything runs, so that a bad path is said at once rather
+    than after the whole evaluation.
+
+    The file is written by renaming a new file onto `target` (`write_atomic`): onto a FIFO or
+    a device that would put a regular file in its place, and onto a symbolic link it would
+    replace the link rather than write where it points; such a target is refused, as is a
+    directory, a missing parent directory (unless it is `reports_dir`, which the evaluation
+    creates), and a name inside `reports_dir` that one of its reports could have (`*.json`,
+    `*.jsonl`, the marker).
+
+    Example:
+        >>> refused_output("/dev/null", what="the HTML report")
+        'cannot write the HTML report to /dev/null: it is a character device, not a regular file'
+        >>> refused_output("reports/results.jsonl", "reports", what="JUnit XML")
+        'cannot write JUnit XML to reports/results.jsonl: a report of reports has that name'
+        >>> refused_output("reports/page.html", "reports", what="the HTML report") is None
+        True
+    """
+    path = Path(target)
+    shown = f"cannot write {what} to {path_text(path)}"
+    if reports_dir is not None and clashes_with_reports(path, reports_dir):
+        return f"{shown}: a report of {path_text(reports_dir)} has that name"
+    try:
+        kind = not_regular(path)
+    except OSError as error:
+        return f"{shown}: {error.strerror or error}"
+    if kind is not None:
+        return f"{shown}: it is {kind}, not a regular file"
+    parent = path.parent
+    if parent.is_dir() or (reports_dir is not None and _same_directory(parent, reports_dir)):
+        return None
+    return f"{shown}: no such directory {path_text(parent)}"
+
+
+def _same_directory(one: Path, other: Path | str) -> bool:
+    # Compared by resolved path: `reports/../reports` and a link to it are the same folder.
+    return os.path.realpath(one) == os.path.realpath(other)
 
 
 def write_atomic(path: Path | str, data: bytes) -> None:

@@ -33,7 +33,6 @@ Example:
 from __future__ import annotations
 
 import math
-import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from typing import Any
 import orjson
 
 from assay._text import escape_surrogates, path_text
-from assay.reports.files import clashes_with_reports, not_regular, write_atomic
+from assay.reports.files import refused_output, write_atomic
 from assay.reports.load import LoadedReports, load_reports
 from assay.reports.store import AGGREGATE_FILE, RESULTS_FILE
 from assay.results import PARTIALLY_SCORED
@@ -157,13 +156,9 @@ def write_junit(reports: LoadedReports | Path | str, target: Path | str) -> JUni
 
 
 def refused_target(target: Path | str, reports_dir: Path | str | None = None) -> str | None:
-    """Why JUnit XML cannot be written to `target`, or None.
-
-    The file is written by renaming a new file onto `target`: onto a FIFO or a device that
-    would put a regular file in its place, and onto a symbolic link it would replace the link
-    rather than write where it points; such a target is refused, as is a directory, a missing
-    parent directory (unless it is `reports_dir`, which the evaluation creates), and a name
-    inside `reports_dir` that one of its reports could have (`*.json`, `*.jsonl`, the marker).
+    """Why JUnit XML cannot be written to `target`, or None (`files.refused_output`: a
+    directory, link, FIFO or device, a missing parent directory unless it is `reports_dir`,
+    which the evaluation creates, or a name one of the reports in `reports_dir` could have).
 
     Example:
         >>> refused_target("/dev/null")
@@ -171,27 +166,7 @@ def refused_target(target: Path | str, reports_dir: Path | str | None = None) ->
         >>> refused_target("reports/results.jsonl", "reports")
         'cannot write JUnit XML to reports/results.jsonl: a report of reports has that name'
     """
-    path = Path(target)
-    shown = path_text(path)
-    if reports_dir is not None and clashes_with_reports(path, reports_dir):
-        return (
-            f"cannot write JUnit XML to {shown}: a report of {path_text(reports_dir)} has that name"
-        )
-    try:
-        kind = not_regular(path)
-    except OSError as error:
-        return f"cannot write JUnit XML to {shown}: {error.strerror or error}"
-    if kind is not None:
-        return f"cannot write JUnit XML to {shown}: it is {kind}, not a regular file"
-    parent = path.parent
-    if parent.is_dir() or (reports_dir is not None and _same_directory(parent, reports_dir)):
-        return None
-    return f"cannot write JUnit XML to {shown}: no such directory {path_text(parent)}"
-
-
-def _same_directory(one: Path, other: Path | str) -> bool:
-    # Compared by resolved path: `reports/../reports` and a link to it are the same folder.
-    return os.path.realpath(one) == os.path.realpath(other)
+    return refused_output(target, reports_dir, what="JUnit XML")
 
 
 @dataclass(slots=True)
