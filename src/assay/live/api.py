@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._text import path_text
+from assay.live._loop import run_to_end
 from assay.live.criteria import EvalConfig, inferred_config
 from assay.live.evalset import EvalSet
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
@@ -175,9 +176,9 @@ class AgentEvaluator:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(coroutine)
+            return run_to_end(coroutine)
         with ThreadPoolExecutor(1, thread_name_prefix="assay-run") as thread:
-            return thread.submit(asyncio.run, coroutine).result()
+            return thread.submit(run_to_end, coroutine).result()
 
 
 async def _evaluate_into(

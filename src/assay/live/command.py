@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.live._loop import run_to_end
 from assay.live.api import AgentEvaluator
 from assay.live.criteria import EvalConfig
 from assay.live.evalset import EvalSet
@@ -81,7 +82,7 @@ def run_live(
                 loop.remove_signal_handler(signal.SIGTERM)
 
     try:
-        report = asyncio.run(main())
+        report = run_to_end(main())
     except asyncio.CancelledError:  # SIGTERM cancelled the evaluation
         raise KeyboardInterrupt from None
     assert report.summary is not None

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from assay.formats.scenarios import case_of
 from assay.live.agents import Agent, as_agent
@@ -54,6 +54,8 @@ __all__ = [
     "key_of",
     "units_of",
 ]
+
+T = TypeVar("T")
 
 AGENT_ERROR = ErrorKind.AGENT_ERROR
 TIMEOUT = ErrorKind.TIMEOUT
@@ -182,6 +184,8 @@ class Engine:
         self._clients: dict[str, Any] = {}
         self._records: dict[str, tuple[EvalCase, Case]] = {}
         self._closers: list[Any] = []
+        self._left: set[asyncio.Task[Any]] = set()
+        """Agents' tasks left behind past their deadline, or when interrupted."""
         self.uncaptured: list[str] = []
         """Runs whose case expects tool calls or nodes while nothing at all was captured
         from the agent: the capture is probably not wired (see `capture_warning`)."""
@@ -278,25 +282,61 @@ class Engine:
         conversation: list[dict[str, Any]] = []
         replies: list[str | None] = []
         config = dict(case.config or {})
-        try:
+
+        async def talk() -> None:
             with capturing(collector):
-                async with asyncio.timeout(self.settings.timeout_s):  # None: no limit
-                    for turn, message in enumerate(case.user_messages()):
-                        collector.turn = turn
-                        conversation.append({"role": "user", "content": message})
-                        reply = await self.agent.respond(conversation, config)
-                        replies.append(reply.content)
-                        conversation.append({"role": "assistant", "content": reply.content})
-        except TimeoutError:
+                for turn, message in enumerate(case.user_messages()):
+                    collector.turn = turn
+                    conversation.append({"role": "user", "content": message})
+                    reply = await self.agent.respond(conversation, config)
+                    replies.append(reply.content)
+                    if reply.content is None:
+                        raise NoReplyError(_no_reply(turn, reply.data))
+                    conversation.append({"role": "assistant", "content": reply.content})
+
+        ended = await self._bounded(talk())
+        if ended.timed_out:
+            # What the agent did until its deadline; it may go on in the background.
             limit = self.settings.timeout_s
-            return conversation, replies, TIMEOUT, f"timed out after {limit:g} s; agent cancelled"
-        except asyncio.CancelledError:
-            raise
-        except (Exception, SystemExit) as exc:  # the agent's failure is this case's alone
-            kind = INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
-            text = f"{type(exc).__name__}: {exc}"
-            return conversation, replies, kind, f"{_KIND_TEXT[kind]}: {text}"[:1000]
+            return (
+                list(conversation),
+                list(replies),
+                TIMEOUT,
+                f"timed out after {limit:g} s; agent cancelled",
+            )
+        if ended.failure is not None:
+            kind = failure_kind(ended.failure)
+            text = f"{_KIND_TEXT[kind]}: {describe(ended.failure)}"[:1000]
+            return conversation, replies, kind, text
         return conversation, replies, None, None
+
+    async def _bounded(self, work: Coroutine[Any, Any, T]) -> Ended[T]:
+        """Run the agent's `work` as a task of its own, until it ends or its deadline passes.
+
+        A run past its deadline timed out, whatever it does next: its task is cancelled and
+        left behind, never waited for (an agent that catches the cancellation and answers
+        later has still timed out). Whatever the agent raises is its failure, handed back,
+        never raised here: an exception, and a `CancelledError`, `KeyboardInterrupt`,
+        `SystemExit` or other `BaseException` of its own. Only the cancellation of this
+        coroutine (an interrupted evaluation) propagates, after leaving the task behind.
+        """
+        task = asyncio.get_running_loop().create_task(_contained(work))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.settings.timeout_s)
+        except asyncio.CancelledError:
+            self._leave(task)
+            raise
+        if not done:
+            self._leave(task)
+            return Ended(timed_out=True)
+        return task.result()
+
+    def _leave(self, task: asyncio.Task[Any]) -> None:
+        """Cancel an agent's task and stop waiting for it; what it does afterwards is
+        ignored, and it is kept referenced until it ends."""
+        task.cancel()
+        self._left.add(task)
+        task.add_done_callback(self._left.discard)
 
     def _trajectory(
         self,
@@ -392,18 +432,23 @@ class Engine:
         tries = 0
         while True:
             tries += 1
-            try:
+
+            async def checked() -> Score:
                 with capturing(TrajectoryCollector()):
-                    async with asyncio.timeout(self.settings.timeout_s):
-                        return await attempt()
-            except TimeoutError:
+                    return await attempt()
+
+            ended = await self._bounded(checked())
+            if ended.timed_out:
                 limit = self.settings.timeout_s
                 return Score.error(check, f"{check} ran past {limit:g} s", {"reason": TIMEOUT})
-            except Exception as exc:
-                if is_infrastructure_error(exc) and tries <= self.settings.retries:
-                    await asyncio.sleep(self.settings.retry_wait_s * 2 ** (tries - 1))
-                    continue
-                return _failed(check, exc)
+            if ended.failure is None:
+                assert ended.value is not None
+                return ended.value
+            retry = tries <= self.settings.retries
+            if retry and failure_kind(ended.failure) is INFRASTRUCTURE_ERROR:
+                await asyncio.sleep(self.settings.retry_wait_s * 2 ** (tries - 1))
+                continue
+            return _failed(check, ended.failure)
 
     def _model_client(self, purpose: str, model: str | None) -> tuple[str, Any]:
         """The model and a client for a criterion that talks to a model itself (the simulated
@@ -427,12 +472,90 @@ class Engine:
         return chosen, client
 
 
-def _failed(check: str, exc: Exception) -> Score:
+def _failed(check: str, exc: BaseException) -> Score:
     """The error of a check that drives the agent itself, when the agent (or its model
     server) failed during it."""
-    kind = INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
-    text = f"{_KIND_TEXT[kind]}: {type(exc).__name__}: {exc}"
-    return Score.error(check, text[:500], {"reason": kind})
+    kind = failure_kind(exc)
+    return Score.error(check, f"{_KIND_TEXT[kind]}: {describe(exc)}"[:500], {"reason": kind})
+
+
+@dataclass(slots=True)
+class Ended(Generic[T]):
+    """How an agent's work ended: with its value, its failure, or past its deadline."""
+
+    value: T | None = None
+    failure: BaseException | None = None
+    timed_out: bool = False
+
+
+async def _contained(work: Coroutine[Any, Any, T]) -> Ended[T]:
+    """`work`, with whatever it raises handed back as its failure; only a cancellation
+    requested from outside (the deadline, an interruption) propagates."""
+    try:
+        return Ended(value=await work)
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return Ended(failure=exc)  # the agent raised it itself: its failure, like any other
+    except GeneratorExit as exc:
+        if not _loop_running():
+            raise  # a task left behind, closed with its loop: not the agent's doing
+        return Ended(failure=exc)
+    except BaseException as exc:  # KeyboardInterrupt, SystemExit, its own subclasses
+        return Ended(failure=exc)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class NoReplyError(Exception):
+    """The agent ended a turn without a reply."""
+
+
+def _no_reply(turn: int, data: Mapping[str, Any] | None) -> str:
+    """Why a turn has no reply, in the agent's own words when it gave some (a `ToolAgent`
+    that stopped at its `max_steps` says so in `stop_reason` and `error`)."""
+    said = [
+        f"{key}: {safe_text(data[key])}"
+        for key in ("stop_reason", "error")
+        if data is not None and data.get(key) is not None
+    ]
+    return f"no reply in turn {turn + 1}" + (f" ({'; '.join(said)})" if said else "")
+
+
+def failure_kind(exc: BaseException) -> ErrorKind:
+    """`infrastructure_error` for a failure worth a retry (`is_infrastructure_error`), else
+    `agent_error`."""
+    return INFRASTRUCTURE_ERROR if is_infrastructure_error(exc) else AGENT_ERROR
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: message` of an agent's failure, even when its `__str__` raises.
+
+    Example:
+        >>> class Odd(Exception):
+        ...     def __str__(self) -> str:
+        ...         raise RuntimeError("no")
+        >>> describe(Odd()), describe(KeyError("k"))
+        ('Odd: <its message could not be read: RuntimeError>', "KeyError: 'k'")
+    """
+    return f"{type(exc).__name__}: {safe_text(exc)}"
+
+
+def safe_text(value: Any) -> str:
+    """`str(value)`, or a note when that raises (an agent's object with a broken `__str__`)."""
+    try:
+        return str(value)
+    except BaseException as exc:  # anything an agent's __str__ raises
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        return f"<its message could not be read: {type(exc).__name__}>"
 
 
 def _expects_steps(case: EvalCase) -> bool:

@@ -1,0 +1,127 @@
+"""An agent that fails in any way fails its own case, and only it: the other cases run, no
+failure is a pass, and a run past its deadline is a timeout whatever the agent does next."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from assay.evaluation import AgentEvaluator, EvalCase
+from assay.results import ErrorKind
+
+
+class _OwnInterrupt(BaseException):
+    """An agent's own `BaseException` subclass."""
+
+
+class _UnprintableError(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+
+def _cases(*ids: str) -> list[EvalCase]:
+    return [EvalCase.single_turn(i, i, expected_response="yes") for i in ids]
+
+
+def _outcomes(report: Any) -> dict[str, tuple[bool | None, str | None, str]]:
+    return {
+        case.eval_id: (
+            case.result.score.passed,
+            case.result.score.details.get("reason"),
+            case.result.score.rationale,
+        )
+        for case in report.cases
+    }
+
+
+@pytest.mark.parametrize(
+    "raised",
+    [
+        pytest.param(asyncio.CancelledError(), id="CancelledError"),
+        pytest.param(KeyboardInterrupt(), id="KeyboardInterrupt"),
+        pytest.param(GeneratorExit(), id="GeneratorExit"),
+        pytest.param(SystemExit(3), id="SystemExit"),
+        pytest.param(_OwnInterrupt("mine"), id="own BaseException"),
+        pytest.param(_UnprintableError(), id="exception whose str raises"),
+    ],
+)
+@pytest.mark.parametrize("sync", [False, True], ids=["async", "sync"])
+def test_whatever_one_agent_raises_is_its_case_agent_error(
+    raised: BaseException, sync: bool
+) -> None:
+    def reply(messages: list[dict[str, Any]]) -> str:
+        if messages[-1]["content"] == "bad":
+            raise raised
+        return "yes"
+
+    async def async_reply(messages: list[dict[str, Any]]) -> str:
+        return reply(messages)
+
+    agent = reply if sync else async_reply
+    report = AgentEvaluator(agent, concurrency=2).evaluate_sync(_cases("a", "bad", "c"))
+    outcomes = _outcomes(report)
+    assert outcomes["a"][:2] == outcomes["c"][:2] == (True, None)
+    passed, reason, rationale = outcomes["bad"]
+    assert passed is None and reason == ErrorKind.AGENT_ERROR
+    assert type(raised).__name__ in rationale
+    assert report.figures["errors"]["agent_error"] == 1
+
+
+def test_an_answer_after_the_deadline_is_a_timeout_not_a_pass() -> None:
+    late: list[str] = []
+
+    async def agent(messages: list[dict[str, Any]]) -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.5)  # catches the cancellation, answers anyway
+            late.append(messages[-1]["content"])
+        return "yes"
+
+    report = AgentEvaluator(agent, timeout=0.2).evaluate_sync(_cases("a"))
+    passed, reason, rationale = _outcomes(report)["a"]
+    assert (passed, reason) == (None, ErrorKind.TIMEOUT)
+    assert "timed out after 0.2 s" in rationale
+    assert report.pass_rate == 0.0
+
+
+def test_an_agent_that_refuses_to_stop_is_left_behind_not_waited_for() -> None:
+    stopped: list[float] = []
+
+    async def agent(messages: list[dict[str, Any]]) -> str:
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            try:
+                await asyncio.sleep(0.05)
+            except asyncio.CancelledError:
+                continue  # refuses every cancellation
+        stopped.append(time.monotonic())
+        return "yes"
+
+    report = AgentEvaluator(agent, timeout=0.2).evaluate_sync(_cases("a", "b"))
+    assert {k: v[1] for k, v in _outcomes(report).items()} == {
+        "a": ErrorKind.TIMEOUT,
+        "b": ErrorKind.TIMEOUT,
+    }
+    assert stopped == []  # the evaluation ended while the agent still ran
+
+
+@pytest.mark.parametrize(
+    ("returned", "said"),
+    [
+        ({"content": None}, "no reply in turn 1"),
+        ({}, "no reply in turn 1"),
+        (
+            {"content": None, "stop_reason": "max_steps", "error": "10 steps used"},
+            "stop_reason: max_steps; error: 10 steps used",
+        ),
+    ],
+)
+def test_no_reply_is_an_agent_error_with_its_reason(returned: dict[str, Any], said: str) -> None:
+    report = AgentEvaluator(lambda messages: returned).evaluate_sync(_cases("a"))
+    passed, reason, rationale = _outcomes(report)["a"]
+    assert (passed, reason) == (None, ErrorKind.AGENT_ERROR)
+    assert said in rationale
