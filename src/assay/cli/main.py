@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -36,6 +37,10 @@ _SUBCOMMANDS = {
 }
 
 
+_RUNS_AGENTS = frozenset({"run"})
+"""The commands that run the user's agent: it gets no standard input (`withhold_stdin`)."""
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The `assay` argument parser, and each subcommand's own parser by name."""
     parser = argparse.ArgumentParser(
@@ -56,9 +61,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return ExitCode.USAGE_ERROR
+    if args.command in _RUNS_AGENTS:
+        withhold_stdin()
     # A subcommand's own errors show its own usage line (`usage: assay evaluate ...`).
     result: int = _SUBCOMMANDS[args.command].run(args, subcommands[args.command])
     return result
+
+
+def withhold_stdin() -> None:
+    """Point standard input (file descriptor 0) at the null device, unless it is a regular
+    file: whatever reads it then gets end of file at once.
+
+    An agent that reads standard input (`input()`, `sys.stdin.read()`) would otherwise wait
+    on the terminal, or on a pipe that stays open, until its run timed out; its thread,
+    abandoned there, held stdin's lock, and the interpreter died at exit (`Fatal Python
+    error: _enter_buffered_busy`, exit 134) after the reports were written. A regular file
+    is left as it is: nothing blocks on it, and it may be the eval set
+    (`assay run agent.py:agent /dev/stdin < cases.jsonl`), read after this. A closed
+    descriptor 0 is opened on the null device too, so that no file assay opens takes it.
+
+    Example:
+        >>> import os, stat
+        >>> saved = os.dup(0)
+        >>> withhold_stdin()
+        >>> stat.S_ISREG(os.fstat(0).st_mode) or os.read(0, 10) == b""
+        True
+        >>> os.dup2(saved, 0); os.close(saved)
+        0
+    """
+    try:
+        if stat.S_ISREG(os.fstat(0).st_mode):
+            return
+    except OSError:  # closed
+        pass
+    null = os.open(os.devnull, os.O_RDONLY)
+    if null != 0:
+        os.dup2(null, 0)
+        os.close(null)
 
 
 def evaluate_main(argv: Sequence[str] | None = None) -> int:
