@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from assay._text import escape_surrogates
+from assay._text import escape_surrogates, text_of
 
 _INT_RANGE = range(-(2**63), 2**64)
 
@@ -94,7 +94,8 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
 
 def dumps_lenient(value: Any, option: int = 0) -> bytes:
     """JSON for any value: as is when orjson can write it, else with `jsonable` and `str` for
-    what it cannot (big ints, odd objects), else, past orjson's nesting limit, as one string.
+    what it cannot (big ints, odd objects, `text_of` when their `str` raises), else, past
+    orjson's nesting limit, as one string.
 
     Example:
         >>> dumps_lenient({"n": 10**30})
@@ -105,13 +106,15 @@ def dumps_lenient(value: Any, option: int = 0) -> bytes:
     except TypeError:
         pass
     try:
-        return orjson.dumps(jsonable(value), option=option, default=str)
+        return orjson.dumps(jsonable(value), option=option, default=text_of)
     except (TypeError, RecursionError):
         try:
             text = repr(value)
         except RecursionError:
             text = f"<{type(value).__name__} nested too deep to write>"
-        return orjson.dumps(text)
+        except Exception:
+            text = text_of(value)
+        return orjson.dumps(escape_surrogates(text))
 
 
 def same(x: Any, y: Any) -> bool:

@@ -53,6 +53,28 @@ def path_text(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     return escape_surrogates(name)
 
 
+def text_of(value: object) -> str:
+    """`str(value)`; its `repr` when that raises; a note naming its type when both do (an
+    agent's object with a broken `__str__` must not end the evaluation that shows it).
+
+    Example:
+        >>> class Odd:
+        ...     def __str__(self) -> str:
+        ...         raise RuntimeError("no")
+        ...     def __repr__(self) -> str:
+        ...         raise RuntimeError("no")
+        >>> text_of(Odd()), text_of(3)
+        ('<Odd whose text could not be read>', '3')
+    """
+    try:
+        return str(value)
+    except Exception:
+        try:
+            return repr(value)
+        except Exception:
+            return f"<{type(value).__name__} whose text could not be read>"
+
+
 def _escape(char: str) -> str:
     code = ord(char)
     if code in _UNDECODED:

@@ -125,3 +125,35 @@ def test_no_reply_is_an_agent_error_with_its_reason(returned: dict[str, Any], sa
     passed, reason, rationale = _outcomes(report)["a"]
     assert (passed, reason) == (None, ErrorKind.AGENT_ERROR)
     assert said in rationale
+
+
+class _Unshowable:
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def test_a_tool_result_that_cannot_be_shown_does_not_end_the_evaluation(tmp_path: Any) -> None:
+    from assay.evaluation import tool
+
+    @tool
+    def lookup(x: int) -> Any:
+        return _Unshowable()
+
+    def agent(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        lookup(1)
+        bad = {"role": "tool", "tool_call_id": "c1", "content": _Unshowable()}
+        call = {"id": "c1", "function": {"name": "f", "arguments": "{}"}}
+        return {
+            "content": "yes",
+            "messages": [{"role": "assistant", "content": None, "tool_calls": [call]}, bad],
+        }
+
+    cases = [EvalCase.single_turn(i, i, expected_response="yes", expected_tools=["lookup"])
+             for i in ("a", "b", "c")]
+    report = AgentEvaluator(agent).evaluate_sync(cases, reports_dir=tmp_path)
+    assert [c.result.score.passed for c in report.cases] == [True, True, True]
+    runs = (tmp_path / "runs.jsonl").read_text()
+    assert runs.count("<_Unshowable whose text could not be read>") == 3

@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from assay._text import text_of
 from assay.formats.scenarios import case_of
 from assay.live.agents import Agent, as_agent
 from assay.live.capture import TrajectoryCollector, capturing
@@ -522,7 +523,7 @@ def _no_reply(turn: int, data: Mapping[str, Any] | None) -> str:
     """Why a turn has no reply, in the agent's own words when it gave some (a `ToolAgent`
     that stopped at its `max_steps` says so in `stop_reason` and `error`)."""
     said = [
-        f"{key}: {safe_text(data[key])}"
+        f"{key}: {text_of(data[key])}"
         for key in ("stop_reason", "error")
         if data is not None and data.get(key) is not None
     ]
@@ -543,19 +544,9 @@ def describe(exc: BaseException) -> str:
         ...     def __str__(self) -> str:
         ...         raise RuntimeError("no")
         >>> describe(Odd()), describe(KeyError("k"))
-        ('Odd: <its message could not be read: RuntimeError>', "KeyError: 'k'")
+        ('Odd: <Odd whose text could not be read>', "KeyError: 'k'")
     """
-    return f"{type(exc).__name__}: {safe_text(exc)}"
-
-
-def safe_text(value: Any) -> str:
-    """`str(value)`, or a note when that raises (an agent's object with a broken `__str__`)."""
-    try:
-        return str(value)
-    except BaseException as exc:  # anything an agent's __str__ raises
-        if isinstance(exc, asyncio.CancelledError):
-            raise
-        return f"<its message could not be read: {type(exc).__name__}>"
+    return f"{type(exc).__name__}: {text_of(exc)}"
 
 
 def _expects_steps(case: EvalCase) -> bool:

@@ -26,6 +26,7 @@ from msgspec import structs
 
 from assay.__version__ import __version__
 from assay._jsonable import dumps_lenient, json_type, nested_deeper_than
+from assay._text import text_of
 from assay.formats.registry import REPORTS_MARKER
 from assay.reports.files import (
     ReportNames,
@@ -379,7 +380,7 @@ def _encode(record: RunReport) -> bytes:
     # A value no JSON holds as it is (a lone surrogate in a text, a key that is not a string,
     # an odd object an agent returned, nesting past any parser's limit) must not lose the
     # report: written the lenient way, as strings, instead.
-    plain = msgspec.to_builtins(_within_depth(record), enc_hook=str)
+    plain = msgspec.to_builtins(_within_depth(record), enc_hook=text_of)
     return dumps_lenient(plain)
 
 
