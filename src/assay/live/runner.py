@@ -2,7 +2,8 @@
 
 One engine serves `AgentEvaluator`, `assay run` and the benchmark lifecycle. For each unit of
 work it
-1. opens a capture of its own (`capturing`), so concurrent cases never mix their steps;
+1. runs the agent in a task whose context holds a capture of its own (`capture_context`), so
+   concurrent cases never mix their steps;
 2. sends the case's user turns in order in one conversation, under the case's timeout, which
    cancels the agent when it runs out;
 3. retries the whole unit on an infrastructure error (a connection that failed, a model that
@@ -39,7 +40,7 @@ from typing import Any, Generic, TypeVar
 from assay._text import text_of
 from assay.formats.scenarios import case_of
 from assay.live.agents import Agent, as_agent
-from assay.live.capture import TrajectoryCollector, capturing
+from assay.live.capture import TrajectoryCollector, capture_context
 from assay.live.criteria import EvalConfig
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
@@ -285,17 +286,16 @@ class Engine:
         config = dict(case.config or {})
 
         async def talk() -> None:
-            with capturing(collector):
-                for turn, message in enumerate(case.user_messages()):
-                    collector.turn = turn
-                    conversation.append({"role": "user", "content": message})
-                    reply = await self.agent.respond(conversation, config)
-                    replies.append(reply.content)
-                    if reply.content is None:
-                        raise NoReplyError(_no_reply(turn, reply.data))
-                    conversation.append({"role": "assistant", "content": reply.content})
+            for turn, message in enumerate(case.user_messages()):
+                collector.turn = turn
+                conversation.append({"role": "user", "content": message})
+                reply = await self.agent.respond(conversation, config)
+                replies.append(reply.content)
+                if reply.content is None:
+                    raise NoReplyError(_no_reply(turn, reply.data))
+                conversation.append({"role": "assistant", "content": reply.content})
 
-        ended = await self._bounded(talk())
+        ended = await self._bounded(talk(), collector)
         if ended.timed_out:
             # What the agent did until its deadline; it may go on in the background.
             limit = self.settings.timeout_s
@@ -311,7 +311,9 @@ class Engine:
             return conversation, replies, kind, text
         return conversation, replies, None, None
 
-    async def _bounded(self, work: Coroutine[Any, Any, T]) -> Ended[T]:
+    async def _bounded(
+        self, work: Coroutine[Any, Any, T], collector: TrajectoryCollector
+    ) -> Ended[T]:
         """Run the agent's `work` as a task of its own, until it ends or its deadline passes.
 
         A run past its deadline timed out, whatever it does next: its task is cancelled and
@@ -320,8 +322,10 @@ class Engine:
         never raised here: an exception, and a `CancelledError`, `KeyboardInterrupt`,
         `SystemExit` or other `BaseException` of its own. Only the cancellation of this
         coroutine (an interrupted evaluation) propagates, after leaving the task behind.
+        What the agent does is recorded into `collector`.
         """
-        task = asyncio.get_running_loop().create_task(_contained(work))
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(_contained(work), context=capture_context(collector))
         try:
             done, _ = await asyncio.wait({task}, timeout=self.settings.timeout_s)
         except asyncio.CancelledError:
@@ -426,7 +430,9 @@ class Engine:
             lambda: check_idempotency(self.agent, conversation, case.config or {}),
         )
 
-    async def _driving(self, check: str, attempt: Callable[[], Awaitable[Score]]) -> Score:
+    async def _driving(
+        self, check: str, attempt: Callable[[], Coroutine[Any, Any, Score]]
+    ) -> Score:
         """Run a check that drives the agent itself: in a capture of its own, within the
         run's timeout, again after an infrastructure error (as a run is), and with the agent's
         failure its error, never a score."""
@@ -434,11 +440,7 @@ class Engine:
         while True:
             tries += 1
 
-            async def checked() -> Score:
-                with capturing(TrajectoryCollector()):
-                    return await attempt()
-
-            ended = await self._bounded(checked())
+            ended = await self._bounded(attempt(), TrajectoryCollector())
             if ended.timed_out:
                 limit = self.settings.timeout_s
                 return Score.error(check, f"{check} ran past {limit:g} s", {"reason": TIMEOUT})

@@ -12,6 +12,7 @@ Example:
 from assay.live.capture.collector import (
     ModelCall,
     TrajectoryCollector,
+    capture_context,
     capturing,
     current_collector,
     record_tool_call,
@@ -21,6 +22,7 @@ from assay.live.capture.collector import (
 __all__ = [
     "ModelCall",
     "TrajectoryCollector",
+    "capture_context",
     "capturing",
     "current_collector",
     "record_tool_call",

@@ -39,6 +39,7 @@ from assay.trajectory.spec import StepType, TrajectoryStep
 __all__ = [
     "ModelCall",
     "TrajectoryCollector",
+    "capture_context",
     "capturing",
     "current_collector",
     "record_tool_call",
@@ -306,6 +307,21 @@ def current_collector() -> TrajectoryCollector | None:
         True
     """
     return _current.get()
+
+
+def capture_context(collector: TrajectoryCollector) -> contextvars.Context:
+    """A copy of the current context in which `collector` records: the context to run a
+    case's agent task in. Nothing has to be reset when the task ends (unlike `capturing`),
+    so an agent's task left behind past its deadline may end in any way, anywhere.
+
+    Example:
+        >>> collector = TrajectoryCollector()
+        >>> capture_context(collector).run(current_collector) is collector
+        True
+    """
+    context = contextvars.copy_context()
+    context.run(_current.set, collector)
+    return context
 
 
 @contextmanager
