@@ -3,6 +3,7 @@ conversation or from the steps, bad patterns as errors, and ROUGE-1's properties
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _examples import examples
 from assay import _patterns as patterns
 from assay.formats import read_run_file
 from assay.formats.assay_jsonl import trajectory_to_line
@@ -307,6 +309,72 @@ def test_a_case_that_expects_only_the_last_turn_checks_the_final_answer() -> Non
     turns = [CaseTurn("hi", None), CaseTurn("capital of France?", "Paris")]
     result = create_scorer("response_match")(multi_turn_case(turns), Trajectory(answer="Paris."))
     assert (result.value, result.passed) == (1.0, True) and "turns" not in result.details
+
+
+# --- ROUGE-1 stems English words as ADK does ----------------------------------------------
+
+
+def test_rouge_stems_words_so_adk_s_passing_reply_passes() -> None:
+    # ADK's response_match_score is 1.0 here: "running" and "run" are one word once stemmed.
+    assert rouge1_f1("I am run fast", "I am running fast") == 1.0
+    assert scored(score("I am run fast", "I am running fast", mode="rouge")) == (1.0, True)
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidate", "adk"),
+    [
+        # The F-measure of rouge-score's ROUGE-1 with use_stemmer=True, as ADK computes it.
+        ("I am run fast", "I am running fast", 1.0),
+        ("The cats were running quickly.", "A cat runs quick", 0.4444444444444445),
+        ("Generalizations are conditional and relational.",
+         "generalization: conditions, relations", 0.7499999999999999),
+        ("Your order #4521 shipped on 2024-05-01!", "Order 4521 ships 2024/05/01",
+         0.8571428571428571),
+        ("She hopes the meetings went well", "hoping for a good meeting", 0.3636363636363636),
+        ("Ponies and caresses", "pony caress", 0.8),
+    ],
+)  # fmt: skip
+def test_rouge_of_english_text_is_adk_s(reference: str, candidate: str, adk: float) -> None:
+    assert rouge1_f1(reference, candidate) == pytest.approx(adk)
+
+
+def test_case_sensitive_rouge_stems_the_word_and_keeps_its_case() -> None:
+    assert rouge1_f1("Running late", "Run late", case_sensitive=True) == 1.0
+    assert rouge1_f1("Running late", "run late", case_sensitive=True) == 0.5
+
+
+def unstemmed_rouge(left: str, right: str) -> float:
+    """ROUGE-1 F1 over runs of letters or digits of any script, nothing stemmed."""
+    a = re.findall(r"[^\W_]+", left.casefold())
+    b = re.findall(r"[^\W_]+", right.casefold())
+    if not a and not b:
+        return 1.0
+    shared = sum(min(a.count(word), b.count(word)) for word in set(a))
+    return 2 * shared / (len(a) + len(b))
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("東京は日本の首都です", "東京は日本の首都"),
+        ("東京 は 日本 の 首都", "首都 は 東京"),
+        ("Москва столица России", "столица России Москва"),
+        ("Les cafés étaient fermés", "le café était fermé"),
+        ("Η Αθήνα είναι η πρωτεύουσα", "Αθήνα πρωτεύουσα"),
+    ],
+)
+def test_words_that_are_not_plain_latin_compare_as_written(left: str, right: str) -> None:
+    assert rouge1_f1(left, right) == unstemmed_rouge(left, right)
+
+
+not_english = st.text(st.sampled_from("東京日本語 абвгдеж αβγ éèüñ 0123456789 _.,!\n"), max_size=40)
+
+
+@settings(max_examples=examples(400))
+@given(not_english, not_english)
+def test_text_without_english_words_scores_as_before(left: str, right: str) -> None:
+    # Only words of ASCII letters and digits are stemmed (an all-digit one stays as it is).
+    assert rouge1_f1(left, right) == pytest.approx(unstemmed_rouge(left, right))
 
 
 # --- ROUGE-1 properties --------------------------------------------------------------------

@@ -144,7 +144,8 @@ class CriterionConfig(BaseModel):
         weight: float = 1.0,
     ) -> CriterionConfig:
         """The response against `expected_response` (each turn's, in a multi-turn case):
-        substring, exact text, a regular expression, or ROUGE-1 F1 at `threshold`."""
+        substring, exact text, a regular expression, or ROUGE-1 F1 at `threshold` (English
+        words stemmed as in ADK's `response_match_score`)."""
         options: dict[str, Any] = {"mode": mode}
         if threshold is not None:
             options["threshold"] = threshold

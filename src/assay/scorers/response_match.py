@@ -12,7 +12,11 @@ last assistant text). Modes:
   `PATTERN_TIMEOUT` (1 s): past that bound, as with catastrophic backtracking, the criterion
   is unscored with the reason `pattern_timeout`, never a pass or a fail;
 - `rouge`: the ROUGE-1 F1 of the two texts (`rouge1_f1`), passing at `threshold` (default 0.8,
-  as Google ADK's `response_match_score`).
+  as Google ADK's `response_match_score`). As in ADK, whose ROUGE is the `rouge-score`
+  package's with `use_stemmer=True`, a word of ASCII letters and digits longer than 3
+  characters counts by its Porter stem (NLTK's variant, `assay.scorers._porter`): "running"
+  and "run" are one word, so "I am running fast" against "I am run fast" scores 1.0, as in
+  ADK. Other words (accented letters, other scripts) count as written.
 
 `contains` and `exact` also make runs of whitespace one space, and every mode ignores case
 unless `case_sensitive` is set. The first three modes score 1 or 0.
@@ -45,6 +49,7 @@ from typing import Any, Literal
 from assay._patterns import PATTERN_TIMEOUT, PatternError, PatternTimeout, search
 from assay.records import Case, Trajectory
 from assay.results import Score
+from assay.scorers._porter import stem
 from assay.scorers._runs import (
     bad_expectation,
     check_fraction,
@@ -89,6 +94,9 @@ def response_match(
         threshold: The score a reply (each turn's, in a multi-turn case) needs to pass; None:
             0.8 for `rouge`, 1.0 for the other modes, which score 1 or 0.
         case_sensitive: Compare case as written (by default case is ignored).
+
+    `rouge` stems English words as Google ADK's `response_match_score` does (Porter, words of
+    ASCII letters and digits longer than 3 characters; see `rouge1_f1`).
 
     A `regex` pattern may search a reply for at most `PATTERN_TIMEOUT` (1 s); a pattern still
     searching then (catastrophic backtracking, say) leaves the criterion unscored, with the
@@ -145,8 +153,13 @@ def rouge1_f1(reference: str, candidate: str, *, case_sensitive: bool = False) -
     """The ROUGE-1 F1 of two texts: the harmonic mean of the precision and recall of their
     shared words, each word counted as often as both texts have it.
 
-    Words are runs of letters or digits, lower-cased unless `case_sensitive`; punctuation and
-    spacing do not count. Two texts without words score 1.0 (nothing differs), one without
+    Words are runs of letters or digits (of any script), lower-cased unless `case_sensitive`;
+    punctuation and spacing do not count. A word of ASCII letters and digits longer than 3
+    characters counts by its Porter stem, as in Google ADK's ROUGE (`rouge-score` with
+    `use_stemmer=True`, NLTK's Porter stemmer): "running" and "run" are one word. With
+    `case_sensitive`, such a word is stemmed in lower case and keeps the case of the letters
+    the stem keeps ("Running" is "Run"). Words in other scripts or with accented letters are
+    compared as written. Two texts without words score 1.0 (nothing differs), one without
     words against one with words 0.0. F1 is symmetric: swapping the texts changes nothing.
 
     Example:
@@ -154,6 +167,8 @@ def rouge1_f1(reference: str, candidate: str, *, case_sensitive: bool = False) -
         0.8
         >>> rouge1_f1("sunny", "rainy"), rouge1_f1("...", "!")
         (0.0, 1.0)
+        >>> rouge1_f1("I am run fast", "I am running fast")
+        1.0
     """
     left, right = _words(reference, case_sensitive), _words(candidate, case_sensitive)
     if not left and not right:
@@ -165,7 +180,24 @@ def rouge1_f1(reference: str, candidate: str, *, case_sensitive: bool = False) -
 
 
 def _words(text: str, case_sensitive: bool) -> list[str]:
-    return _WORD.findall(text if case_sensitive else text.casefold())
+    return [_stemmed(word) for word in _WORD.findall(text if case_sensitive else text.casefold())]
+
+
+def _stemmed(word: str) -> str:
+    """The word ROUGE counts: the Porter stem of a word of ASCII letters and digits longer than
+    3 characters (the words `rouge-score` stems; it drops every other character, where assay
+    keeps words of other scripts whole), else the word itself."""
+    if len(word) <= 3 or not word.isascii():
+        return word
+    lower = word.lower()
+    found = stem(lower)
+    if lower == word:
+        return found
+    # Case-sensitive: the stem rewrites an ending only, so keep the case of what it keeps.
+    kept = 0
+    while kept < len(found) and found[kept] == lower[kept]:
+        kept += 1
+    return word[:kept] + found[kept:]
 
 
 def _expectation(value: Any) -> str | None:
