@@ -471,7 +471,9 @@ class Case:
     (see `assay.schema.answer_rules`); None for the defaults."""
 
     expected_tools: list[str] | None = None
-    """Tool names the run must call (order and arguments not checked)."""
+    """Tool names the run must call (order and arguments not checked). An empty list (with no
+    `expected_trajectory`) means no tool calls to the trajectory check under `strict` /
+    `EXACT`, and nothing to check otherwise."""
 
     expected_nodes: list[str] | None = None
     """The graph nodes the run must enter, in order (an eval case's node steps, a scenario's
@@ -479,7 +481,8 @@ class Case:
 
     expected_trajectory: Any = None
     """The expected steps, in any form `assay.check_trajectory` accepts (tool names, calls,
-    one nested list per step of parallel calls, messages)."""
+    one nested list per step of parallel calls, messages). An empty list means no tool calls
+    to the trajectory check under `strict` / `EXACT`, and nothing to check otherwise."""
 
     expected_turns: list[Any] | None = None
     """The expected calls turn by turn, when the source has turns (ADK invocations): one entry

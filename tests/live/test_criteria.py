@@ -162,3 +162,30 @@ def test_the_idempotency_check_is_tried_again_after_an_infrastructure_error() ->
     )
     assert report.cases[0].criteria_results["idem"].passed is True
     assert calls == 4  # the run, the failed call, then the check's two calls
+
+
+def test_a_case_can_say_it_must_call_no_tools_under_exact() -> None:
+    @tool
+    def lookup(key: str) -> str:
+        return key
+
+    async def busy(messages: list[dict[str, Any]]) -> str:
+        return lookup("x")
+
+    async def quiet(messages: list[dict[str, Any]]) -> str:
+        return "hello"
+
+    cases = [EvalCase.single_turn("greet", "Hi", expected_trajectory=[]),
+             EvalCase.single_turn("greet-tools", "Hi", expected_tools=[])]  # fmt: skip
+    exact = EvalConfig(criteria={"path": CriterionConfig.trajectory(match_type="EXACT")})
+    for agent, passed in ((busy, False), (quiet, True)):
+        report = AgentEvaluator(agent, config=exact).evaluate_sync(cases)
+        for result in report.cases:
+            verdict = result.criteria_results["path"]
+            assert (verdict.status, verdict.passed) == ("scored", passed), verdict.reason
+    # Under another match type an empty expectation checks nothing.
+    in_order = EvalConfig(criteria={"path": CriterionConfig.trajectory(match_type="IN_ORDER")})
+    report = AgentEvaluator(busy, config=in_order).evaluate_sync(cases)
+    verdicts = [r.criteria_results["path"] for r in report.cases]
+    assert [(v.status, v.details.get("reason")) for v in verdicts] == [
+        ("unscored", "not_applicable")] * 2

@@ -185,3 +185,57 @@ def test_bad_turn_options_are_errors_on_that_run() -> None:
 
 def _fields(case: Case) -> dict[str, Any]:
     return {name: getattr(case, name) for name in Case.__dataclass_fields__}
+
+
+# --- "this case must call no tools": an explicitly empty expectation under EXACT / strict ----
+
+QUIET = Trajectory(answer="Hello!", steps=[Step(0, text="Hello!")])
+EMPTY = [{"expected_trajectory": []}, {"expected_tools": []}]
+
+
+@pytest.mark.parametrize("expectation", EMPTY)
+@pytest.mark.parametrize("where", ["case", "scorer"])
+@pytest.mark.parametrize("mode", ["strict", "EXACT", "exact", " Exact "])
+def test_an_empty_expectation_under_exact_means_no_tool_calls(
+    expectation: dict[str, Any], where: str, mode: str
+) -> None:
+    if where == "case":
+        case = Case(id="1", trajectory_mode=mode, **expectation)
+        scorer = create_scorer("trajectory")
+    else:
+        case, scorer = Case(id="1", **expectation), create_scorer("trajectory", mode=mode)
+    called = scorer(case, REFUND)
+    assert (called.status, called.passed, called.value) == (ScoreStatus.SCORED, False, 0.0)
+    assert called.rationale.startswith("expected no tool calls (strict), the run made 3: ")
+    assert called.details["expected_calls"] == 0 and called.details["actual_calls"] == 3
+    quiet = scorer(case, QUIET)
+    assert (quiet.status, quiet.passed, quiet.value) == (ScoreStatus.SCORED, True, 1.0)
+    assert quiet.rationale == "no tool calls, as the empty expectation requires (strict)"
+
+
+@pytest.mark.parametrize("expectation", EMPTY)
+@pytest.mark.parametrize(
+    "mode", ["IN_ORDER", "any order", "subsequence", "superset", "unordered", "subset"]
+)
+def test_an_empty_expectation_under_another_mode_checks_nothing(
+    expectation: dict[str, Any], mode: str
+) -> None:
+    case = Case(id="1", trajectory_mode=mode, **expectation)
+    for trajectory in (REFUND, QUIET):
+        score = create_scorer("trajectory")(case, trajectory)
+        assert score.status is ScoreStatus.UNSCORED and score.does_not_apply()
+        assert f"{next(iter(expectation))} is empty" in score.rationale
+
+
+def test_no_expectation_at_all_still_checks_nothing_under_exact() -> None:
+    score = create_scorer("trajectory", mode="EXACT")(Case(id="1"), REFUND)
+    assert score.status is ScoreStatus.UNSCORED and score.does_not_apply()
+
+
+def test_an_empty_expectation_still_lets_the_expected_nodes_be_checked() -> None:
+    visited = Trajectory(steps=[Step(0, node="GREET", text="Hi")])
+    case = Case(id="1", expected_trajectory=[], expected_nodes=["GREET"])
+    assert create_scorer("trajectory", mode="IN_ORDER")(case, visited).passed is True
+    assert create_scorer("trajectory", mode="EXACT")(case, visited).passed is True
+    both = Trajectory(steps=[Step(0, node="GREET", tool_calls=[ToolCall("lookup_order")])])
+    assert create_scorer("trajectory", mode="EXACT")(case, both).passed is False

@@ -350,8 +350,9 @@ def case_of(case: EvalCase, source: str = "eval set") -> tuple[Case, list[ReadPr
     evalset.jsonl` (or `assay rescore`) scores the runs it saved against the same one. The
     case's fields are checked as a scenario object's are (`eval_id` the id, the first user
     message the question, the last turn's expected response the expected answer, the tool and
-    node steps of `expected_trajectory` the expected calls and nodes, the catalog's fields as
-    written); the turns are put on it.
+    node steps of `expected_trajectory` the expected calls and nodes, an empty
+    `expected_trajectory` an empty one, the catalog's fields as written); the turns are put on
+    it.
 
     Example:
         >>> from assay.schema.evalset import EvalCase
@@ -376,7 +377,8 @@ def case_of(case: EvalCase, source: str = "eval set") -> tuple[Case, list[ReadPr
     }
     if case.expected_tools is not None:
         scenario["expected_tools"] = case.expected_tools
-    if calls:
+    if calls or case.expected_trajectory == []:
+        # An explicitly empty trajectory is kept: under EXACT it says "call no tools".
         scenario["expected_trajectory"] = [
             {"name": call.name, "args": call.args} if call.args is not None else call.name
             for call in calls

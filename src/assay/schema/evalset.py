@@ -117,12 +117,18 @@ class EvalCase(BaseModel):
     for (substring by default), or a structured value for `static_json`."""
 
     expected_tools: list[Annotated[str, StringConstraints(min_length=1)]] | None = None
-    """Tool names that must appear in the run."""
+    """Tool names that must appear in the run. None (the default): nothing expected. An empty
+    list without an `expected_trajectory` means "this case calls no tools" to a trajectory
+    criterion with match type `EXACT` (any call fails it); to other match types, and to
+    `tool_name_match`, it checks nothing, as None does."""
 
     expected_trajectory: (
         list[Annotated[TrajectoryStep, BeforeValidator(expected_step)]] | None
     ) = None
-    """The ordered node and tool steps the run must take."""
+    """The ordered node and tool steps the run must take. None (the default): nothing
+    expected. An empty list means "this case calls no tools" to a trajectory criterion with
+    match type `EXACT` (as in ADK: any call fails it); to other match types it checks nothing,
+    as None does."""
 
     turns: list[Annotated[tuple[str, Any], BeforeValidator(_turn)]] | None = None
     """A multi-turn case: `(user message, expected response or None)` per turn, in order."""

@@ -10,6 +10,11 @@ missing and unexpected calls. When the case also expects node steps (an eval cas
 `expected_trajectory` with `node` steps), they are checked too (`node_order`, in the case's match
 type) and the two verdicts combined.
 
+An expectation that is given but empty (`expected_trajectory: []`, or `expected_tools: []`
+without an `expected_trajectory`) says "this case calls no tools" under `strict` / `EXACT`, as
+in ADK: the run passes when it made no tool call and scores 0 when it made any. Under any other
+mode an empty expectation checks nothing (the case is `not_applicable`), as an absent one does.
+
 When the scenario gives `expected_turns` (as ADK eval sets do), the run records turns
 (`Step.turn`) and the mode is one of ADK's match types (`EXACT`, `IN_ORDER`, `ANY_ORDER`), the
 run is checked turn by turn as ADK does (`assay.trajectory.turns`): a verdict per turn, the
@@ -47,7 +52,13 @@ from assay.results import Score, combine_scores
 from assay.scorers._runs import check_fraction
 from assay.scorers.node_order import node_order
 from assay.scorers.registry import Scorer, register_scorer
-from assay.trajectory import TrajectoryChecker, TurnsChecker, match_type_of, turns_of
+from assay.trajectory import (
+    TrajectoryChecker,
+    TurnsChecker,
+    match_type_of,
+    resolve_mode,
+    turns_of,
+)
 from assay.trajectory.spec import MatchType
 
 NAME = "trajectory"
@@ -74,6 +85,9 @@ def trajectory(
             `trajectory_threshold`; None: only a full match passes. A scenario with only
             `expected_tools` always needs every tool called.
 
+    An empty `expected_trajectory` (or empty `expected_tools` without one) means "no tool
+    calls" under `strict` / `EXACT`, and checks nothing under the other modes.
+
     Raises:
         ValueError: an unknown mode or argument mode, or a threshold outside 0..1 (checked
             now, not per run).
@@ -82,6 +96,7 @@ def trajectory(
         check_fraction("threshold", threshold)
     default = TrajectoryChecker(mode=mode, args=args, overrides=overrides)
     names_only = TrajectoryChecker(mode="superset", args="ignore")
+    no_calls = TrajectoryChecker(mode="strict", args="ignore")
     checkers: dict[tuple[str, str, str], TrajectoryChecker] = {}
     turn_checkers: dict[tuple[str, str, str, float | None], TurnsChecker] = {}
 
@@ -155,6 +170,22 @@ def trajectory(
                 "scenario has no expected_tools or expected_trajectory",
                 {"reason": "not_applicable"},
             )
+        quiet = source != "expected_turns" and isinstance(expected, list | tuple) and not expected
+        if quiet and case.expected_turns is None:
+            # Given but empty: "no tool calls" under strict / EXACT, else nothing to check. An
+            # ADK case (with turns) keeps ADK's reading of its match type, as before.
+            try:
+                strict = resolve_mode(options(case)[0]) == "strict"
+            except ValueError as exc:
+                return _bad_options(exc)
+            if not strict:
+                return Score.unscored(
+                    NAME,
+                    f"scenario's {source} is empty: under {options(case)[0]} that checks "
+                    "nothing (under strict / EXACT it would mean no tool calls)",
+                    {"reason": "not_applicable"},
+                )
+            checker = no_calls
         actual: Any = run
         if match_type_of(options(case)[0]) is not None and _flat(expected):
             # ADK's match types compare flat lists of calls: the calls a turn made together
@@ -171,7 +202,10 @@ def trajectory(
         if flat_because is not None:  # say why the match type was not applied turn by turn
             details["by_turn"] = False
             details["flat_because"] = flat_because
-        rationale = result.reason or _passed_rationale(result.mode, len(result.matched))
+        if quiet and checker is no_calls:
+            rationale = _no_calls_rationale(run)
+        else:
+            rationale = result.reason or _passed_rationale(result.mode, len(result.matched))
         passed = result.passed
         needed = threshold_for(case) if source != "expected_tools" else None
         if needed is not None:
@@ -225,6 +259,16 @@ def _flat(expected: Any) -> bool:
     """Whether an expectation lists single calls (no nested list of parallel calls)."""
     return isinstance(expected, list | tuple) and not any(
         isinstance(item, list | tuple) for item in expected
+    )
+
+
+def _no_calls_rationale(run: Trajectory) -> str:
+    names = [call.name for step in run.steps for call in step.tool_calls]
+    if not names:
+        return "no tool calls, as the empty expectation requires (strict)"
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return f"expected no tool calls (strict), the run made {len(names)}: " + (
+        ", ".join(names[:5]) + more
     )
 
 
