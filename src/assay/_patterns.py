@@ -63,10 +63,10 @@ def search(pattern: str, text: str, *, ignore_case: bool, timeout: float | None 
     Example:
         >>> search(r"^\\d+$", "total: 42", ignore_case=False)
         False
-        >>> search("(unclosed", "x", ignore_case=False)
+        >>> search("(unclosed", "x", ignore_case=False)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        assay._patterns.PatternError: missing ) at position 9
+        assay._patterns.PatternError: missing )...
     """
     seconds = PATTERN_TIMEOUT if timeout is None else timeout
     compiled = _compiled(pattern, ignore_case)
