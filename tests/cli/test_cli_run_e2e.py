@@ -285,3 +285,34 @@ def test_hostile_ids_and_replies_stay_data(
     assert "\\x1b[2Jclear" in printed.out
     assert sorted(p.name for p in project.iterdir()) == sorted([*before, "out"])
     assert all(p.parent == project / "out" for p in (project / "out").rglob("*"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_a_run_whose_agent_blocks_the_event_loop(
+    project: Path, signum: int
+) -> None:
+    (project / "blocking.py").write_text(
+        "import asyncio, time\n"
+        "async def agent(messages):\n"
+        "    if messages[-1]['content'] == 'block':\n"
+        "        time.sleep(600)  # blocks the event loop, with no timeout to stop it\n"
+        "    return 'yes'\n"
+    )
+    _write_set(project, [{"eval_id": "a", "user_query": "a", "expected_response": "yes"},
+                         {"eval_id": "b", "user_query": "block", "expected_response": "yes"}])
+    command = [sys.executable, "-m", "assay", "run", "blocking.py:agent", "cases.jsonl",
+               "-q", "--no-progress", "--reports-dir", "out"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE)
+    results = project / "out" / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and results.read_bytes()):
+        time.sleep(0.01)
+    time.sleep(0.3)  # the agent is asleep in the loop by now
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 4, err
+    assert b"--resume" in err
+    aggregate = json.loads((project / "out" / "_aggregate.json").read_text())
+    assert aggregate["interrupted"] is True
+    assert [line["scenario_id"] for line in _lines(results)] == ["a"]

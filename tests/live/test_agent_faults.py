@@ -157,3 +157,20 @@ def test_a_tool_result_that_cannot_be_shown_does_not_end_the_evaluation(tmp_path
     assert [c.result.score.passed for c in report.cases] == [True, True, True]
     runs = (tmp_path / "runs.jsonl").read_text()
     assert runs.count("<_Unshowable whose text could not be read>") == 3
+
+
+def test_an_agent_blocking_the_event_loop_is_its_case_timeout_and_the_rest_run() -> None:
+    async def agent(messages: list[dict[str, Any]]) -> str:
+        if messages[-1]["content"] == "block":
+            time.sleep(30)  # the mistake: a blocking call in an async agent
+        await asyncio.sleep(0.01)
+        return "yes"
+
+    report = AgentEvaluator(agent, timeout=0.5, concurrency=3).evaluate_sync(
+        _cases("a", "block", "c")
+    )
+    outcomes = _outcomes(report)
+    assert outcomes["a"][:2] == outcomes["c"][:2] == (True, None)
+    passed, reason, rationale = outcomes["block"]
+    assert (passed, reason) == (None, ErrorKind.TIMEOUT)
+    assert "blocked the event loop for more than 0.5 s" in rationale

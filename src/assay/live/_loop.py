@@ -1,12 +1,20 @@
-"""Running an evaluation on an event loop of its own, as `asyncio.run` does, except at the
-end: an agent left behind past its deadline is not waited for.
+"""Running an evaluation on an event loop of its own, as `asyncio.run` does, except where an
+agent misbehaves.
 
-`asyncio.run` cancels the tasks still pending when the main coroutine returns and waits until
-every one has ended. An agent that catches its cancellation and goes on (or never awaits
-again) would hold the evaluation, and `assay run`, for as long as it likes. Here such tasks
-get `GRACE_S` to end once cancelled; a task still running then is abandoned with the loop.
-Ctrl-C cancels the main coroutine, as with `asyncio.run`, and is raised as
-`KeyboardInterrupt` once it has ended (a second Ctrl-C raises at once).
+- **At the end**, `asyncio.run` cancels the tasks still pending and waits until every one has
+  ended: an agent that catches its cancellation and goes on would hold the evaluation for as
+  long as it likes. Here such tasks get `GRACE_S` to end once cancelled, then are abandoned.
+- **An agent that blocks the loop** (`time.sleep` in an `async def`, a CPU-bound loop) stops
+  every other case, every timeout and every signal handled on the loop. A watchdog thread
+  outside the loop sees the loop stall; past `block_limit_s` it interrupts the agent that is
+  blocking it with `LoopBlockedError` (raised in the agent's own code, through a signal to the
+  main thread), which the runner records as that case's timeout.
+- **Ctrl-C and SIGTERM** cancel the main coroutine, which saves what finished on its way out,
+  and are raised as `KeyboardInterrupt` once it has ended; when an agent blocks the loop, it
+  is interrupted first, so the loop can do that. A second signal raises at once.
+
+Signals are only handled in the main thread (Python delivers them there); elsewhere the
+evaluation runs as with `asyncio.run`, apart from the bounded end.
 
 Example:
     >>> async def main() -> int:
@@ -21,35 +29,76 @@ import asyncio
 import contextlib
 import signal
 import threading
+import time
+import weakref
 from collections.abc import Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
-__all__ = ["GRACE_S", "run_to_end"]
+__all__ = ["AGENT_TASKS", "GRACE_S", "LoopBlockedError", "run_to_end", "stalled_seconds"]
 
 T = TypeVar("T")
 
 GRACE_S = 1.0
 """Seconds the tasks still pending at the end get to end once cancelled."""
 
+BEAT_S = 0.05
+"""How often the loop tells the watchdog it is alive."""
 
-def run_to_end(main: Coroutine[Any, Any, T], *, grace_s: float = GRACE_S) -> T:
+AGENT_TASKS: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
+"""The tasks running an agent's code (the runner adds them): only these are ever interrupted
+for blocking the loop, never assay's own."""
+
+_WATCHDOG_SIGNAL: signal.Signals | None = getattr(signal, "SIGUSR1", None)
+
+_GUARDS: dict[asyncio.AbstractEventLoop, _Guard] = {}
+
+
+def stalled_seconds() -> float:
+    """Seconds the running loop has been held by code that did not yield (measured by the
+    watchdog's heartbeat; 0 where there is none): time no case could use, which a case's
+    deadline does not count.
+
+    Example:
+        >>> stalled_seconds()
+        0.0
+    """
+    try:
+        guard = _GUARDS.get(asyncio.get_running_loop())
+    except RuntimeError:
+        return 0.0
+    return 0.0 if guard is None else guard.stalled_total
+
+
+class LoopBlockedError(BaseException):
+    """Raised in an agent's code that held the event loop past the limit. A BaseException,
+    so that an agent's `except Exception` does not swallow it."""
+
+
+def run_to_end(
+    main: Coroutine[Any, Any, T],
+    *,
+    grace_s: float = GRACE_S,
+    block_limit_s: float | None = None,
+) -> T:
     """`main` run to its end on a new event loop, then the loop closed without waiting more
-    than `grace_s` for what is left.
+    than `grace_s` for what is left; an agent blocking the loop past `block_limit_s` (None:
+    no limit) is interrupted.
 
     Raises:
-        KeyboardInterrupt: Ctrl-C cancelled `main` (what it saved on its way out is saved).
+        KeyboardInterrupt: Ctrl-C or SIGTERM cancelled `main` (what it saved on its way out is
+            saved).
     """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     task = loop.create_task(main)
-    interrupts = _Interrupts(loop, task)
+    guard = _Guard(loop, task, block_limit_s)
     try:
-        with interrupts:
+        with guard:
             try:
                 return loop.run_until_complete(task)
             except asyncio.CancelledError:
-                if interrupts.count:
+                if guard.interrupts:
                     raise KeyboardInterrupt from None
                 raise
     finally:
@@ -79,34 +128,108 @@ def _end_pending(loop: asyncio.AbstractEventLoop, grace_s: float) -> None:
             loop.run_until_complete(asyncio.wait_for(finishing, grace_s))
 
 
-class _Interrupts:
-    """While entered (in the main thread, where Ctrl-C is Python's default): the first
-    Ctrl-C cancels `task`, a second one raises `KeyboardInterrupt` at once."""
+class _Guard:
+    """While entered, in the main thread: Ctrl-C and SIGTERM handled as the module says, and
+    a watchdog on the loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        task: asyncio.Task[Any],
+        block_limit_s: float | None,
+    ) -> None:
         self.loop = loop
         self.task = task
-        self.count = 0
-        self._previous: Any = None
+        self.interrupts = 0
+        self.block_limit_s = block_limit_s
+        self._last_beat = time.monotonic()
+        self.stalled_total = 0.0
+        """Seconds the loop was held past its heartbeat, in all."""
+        self._beat_handle: asyncio.TimerHandle | None = None
+        self._stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self._previous: dict[int, Any] = {}
 
-    def __enter__(self) -> _Interrupts:
+    def __enter__(self) -> _Guard:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(signum) in (signal.default_int_handler, signal.SIG_DFL):
+                self._previous[signum] = signal.signal(signum, self._on_interrupt)
+        watchdog = _WATCHDOG_SIGNAL
         if (
-            threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+            self.block_limit_s is not None
+            and watchdog is not None
+            and signal.getsignal(watchdog) in (signal.SIG_DFL, None)
         ):
-            self._previous = signal.signal(signal.SIGINT, self._on_interrupt)
+            self._previous[watchdog] = signal.signal(watchdog, self._on_watchdog)
+            _GUARDS[self.loop] = self
+            self._beat()
+            self._watchdog = threading.Thread(
+                target=self._watch, name="assay-loop-watchdog", daemon=True
+            )
+            self._watchdog.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-            self._previous = None
+        _GUARDS.pop(self.loop, None)
+        self._stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join()
+        if self._beat_handle is not None:
+            self._beat_handle.cancel()
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+
+    # The watchdog.
+
+    def _beat(self) -> None:
+        now = time.monotonic()
+        late = now - self._last_beat - BEAT_S
+        if late > BEAT_S:  # more than scheduling jitter: the loop was held
+            self.stalled_total += late
+        self._last_beat = now
+        self._beat_handle = self.loop.call_later(BEAT_S, self._beat)
+
+    def _stalled_for(self) -> float:
+        return time.monotonic() - self._last_beat
+
+    def _watch(self) -> None:
+        """In a thread of its own: signal the main thread whenever the loop has been stalled
+        past the limit (again each further limit, for an agent that ignores it once)."""
+        assert self.block_limit_s is not None and _WATCHDOG_SIGNAL is not None
+        fired_at = 0.0
+        while not self._stop.wait(BEAT_S):
+            stalled = self._stalled_for()
+            if stalled > self.block_limit_s and time.monotonic() - fired_at > self.block_limit_s:
+                fired_at = time.monotonic()
+                signal.pthread_kill(threading.main_thread().ident or 0, _WATCHDOG_SIGNAL)
+
+    def _on_watchdog(self, signum: int, frame: FrameType | None) -> None:
+        # In the main thread, in whatever code holds the loop: interrupt it only if it is an
+        # agent's (the loop may have moved on since the watchdog looked).
+        limit = self.block_limit_s
+        if limit is not None and self._stalled_for() > limit and self._agent_running():
+            raise LoopBlockedError(f"blocked the event loop for more than {limit:g} s")
+
+    def _agent_running(self) -> bool:
+        try:
+            current = asyncio.current_task(self.loop)
+        except RuntimeError:
+            return False
+        return current is not None and current in AGENT_TASKS
+
+    # Ctrl-C and SIGTERM.
 
     def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
-        self.count += 1
-        if self.count == 1 and not self.task.done():
-            self.task.cancel()
-            # Wake the loop, which may be waiting on its selector.
-            self.loop.call_soon_threadsafe(lambda: None)
-            return
-        raise KeyboardInterrupt
+        self.interrupts += 1
+        if self.interrupts > 1 or self.task.done():
+            raise KeyboardInterrupt
+        self.task.cancel()
+        # Wake the loop, which may be waiting on its selector.
+        self.loop.call_soon_threadsafe(lambda: None)
+        if self._agent_running():
+            # An agent's code holds the loop (it may never give it back): take it back, so
+            # the cancellation can run; the run is dropped with the rest of those in flight.
+            raise LoopBlockedError("interrupted with the evaluation")

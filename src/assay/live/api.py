@@ -171,14 +171,17 @@ class AgentEvaluator:
         self, eval_set: EvalSet | Iterable[EvalCase], **options: Any
     ) -> EvalReport:
         """`evaluate` from synchronous code; inside a running event loop (a notebook) it runs
-        on a loop of its own in a helper thread."""
+        on a loop of its own in a helper thread. From the main thread, an async agent that
+        blocks the event loop past the timeout is interrupted (a timeout of its case), and
+        Ctrl-C stops the evaluation, keeping what finished."""
         coroutine = self.evaluate(eval_set, **options)
+        limit = self.settings.timeout_s
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return run_to_end(coroutine)
+            return run_to_end(coroutine, block_limit_s=limit)
         with ThreadPoolExecutor(1, thread_name_prefix="assay-run") as thread:
-            return thread.submit(run_to_end, coroutine).result()
+            return thread.submit(run_to_end, coroutine, block_limit_s=limit).result()
 
 
 async def _evaluate_into(

@@ -4,8 +4,6 @@ written; `--resume` finishes the rest)."""
 
 from __future__ import annotations
 
-import asyncio
-import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +43,8 @@ def run_live(
     """Run the evaluation; the report and the aggregate written.
 
     Raises:
-        KeyboardInterrupt: Ctrl-C or SIGTERM stopped it (what finished is saved).
+        KeyboardInterrupt: Ctrl-C or SIGTERM stopped it (what finished is saved; an agent
+            blocking the event loop is interrupted so that it can be).
     """
     evaluator = AgentEvaluator(
         request.agent,
@@ -59,31 +58,14 @@ def run_live(
     )
 
     async def main() -> EvalReport:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        terminate = task.cancel if task is not None else None
-        handled = False
-        if terminate is not None:
-            try:
-                loop.add_signal_handler(signal.SIGTERM, terminate)
-                handled = True
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                handled = False
-        try:
-            return await evaluator.evaluate(
-                request.eval_set,
-                reports_dir=request.reports_dir,
-                resume=request.resume,
-                on_result=(lambda _: on_progress()) if on_progress is not None else None,
-                source=request.eval_set_path,
-            )
-        finally:
-            if handled:
-                loop.remove_signal_handler(signal.SIGTERM)
+        return await evaluator.evaluate(
+            request.eval_set,
+            reports_dir=request.reports_dir,
+            resume=request.resume,
+            on_result=(lambda _: on_progress()) if on_progress is not None else None,
+            source=request.eval_set_path,
+        )
 
-    try:
-        report = run_to_end(main())
-    except asyncio.CancelledError:  # SIGTERM cancelled the evaluation
-        raise KeyboardInterrupt from None
+    report = run_to_end(main(), block_limit_s=request.timeout_s)
     assert report.summary is not None
     return report, report.summary

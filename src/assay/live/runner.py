@@ -39,6 +39,7 @@ from typing import Any, Generic, TypeVar
 
 from assay._text import text_of
 from assay.formats.scenarios import case_of
+from assay.live._loop import AGENT_TASKS, LoopBlockedError, stalled_seconds
 from assay.live.agents import Agent, as_agent
 from assay.live.capture import TrajectoryCollector, capture_context
 from assay.live.criteria import EvalConfig
@@ -305,6 +306,8 @@ class Engine:
                 TIMEOUT,
                 f"timed out after {limit:g} s; agent cancelled",
             )
+        if isinstance(ended.failure, LoopBlockedError):
+            return conversation, replies, TIMEOUT, f"timed out: {text_of(ended.failure)}"
         if ended.failure is not None:
             kind = failure_kind(ended.failure)
             text = f"{_KIND_TEXT[kind]}: {describe(ended.failure)}"[:1000]
@@ -326,15 +329,22 @@ class Engine:
         """
         loop = asyncio.get_running_loop()
         task = loop.create_task(_contained(work), context=capture_context(collector))
+        AGENT_TASKS.add(task)
+        left = self.settings.timeout_s
+        stalled = stalled_seconds()
         try:
-            done, _ = await asyncio.wait({task}, timeout=self.settings.timeout_s)
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=left)
+                if done:
+                    return task.result()
+                # Time the loop was held by another agent is not this one's: it gets it back.
+                left, stalled = stalled_seconds() - stalled, stalled_seconds()
+                if left <= 0.001:
+                    self._leave(task)
+                    return Ended(timed_out=True)
         except asyncio.CancelledError:
             self._leave(task)
             raise
-        if not done:
-            self._leave(task)
-            return Ended(timed_out=True)
-        return task.result()
 
     def _leave(self, task: asyncio.Task[Any]) -> None:
         """Cancel an agent's task and stop waiting for it; what it does afterwards is
@@ -441,7 +451,7 @@ class Engine:
             tries += 1
 
             ended = await self._bounded(attempt(), TrajectoryCollector())
-            if ended.timed_out:
+            if ended.timed_out or isinstance(ended.failure, LoopBlockedError):
                 limit = self.settings.timeout_s
                 return Score.error(check, f"{check} ran past {limit:g} s", {"reason": TIMEOUT})
             if ended.failure is None:
