@@ -140,6 +140,14 @@ def is_out_of_memory(error: BaseException) -> bool:
 MAX_ANSWER_CHARS = 1_000_000
 """Longest answer text that is parsed at all; longer text is rejected with a reason."""
 
+MAX_REPLY_CHARS = 1_000_000
+"""Longest reply a live agent may give in one turn (`assay run --max-reply-size`); a longer
+one makes its run an `agent_error`, and is not kept."""
+
+MAX_TOOL_RESULT_CHARS = 10_000_000
+"""Longest result (as JSON text) of one of a live agent's tool calls (`assay run
+--max-tool-result-size`); a longer one makes its run an `agent_error`, and is not kept."""
+
 MAX_DEPTH = 64
 """Deepest nesting of brackets (or of a parsed value) that is accepted."""
 

@@ -174,3 +174,36 @@ def test_an_agent_blocking_the_event_loop_is_its_case_timeout_and_the_rest_run()
     passed, reason, rationale = outcomes["block"]
     assert (passed, reason) == (None, ErrorKind.TIMEOUT)
     assert "blocked the event loop for more than 0.5 s" in rationale
+
+
+def test_a_reply_or_tool_result_past_its_cap_is_an_agent_error_and_not_kept(
+    tmp_path: Any,
+) -> None:
+    import json
+
+    from assay.evaluation import tool
+
+    @tool
+    def fetch(page: str) -> str:
+        return "x" * 5_000
+
+    def agent(messages: list[dict[str, Any]]) -> str:
+        if messages[-1]["content"] == "tool":
+            fetch("home")
+            return "yes"
+        if messages[-1]["content"] == "long":
+            return "y" * 3_000
+        return "yes"
+
+    evaluator = AgentEvaluator(agent, max_reply_chars=2_000, max_tool_result_chars=1_000)
+    report = evaluator.evaluate_sync(_cases("ok", "long", "tool"), reports_dir=tmp_path)
+    outcomes = _outcomes(report)
+    assert outcomes["ok"][:2] == (True, None)
+    assert outcomes["long"][:2] == (None, ErrorKind.AGENT_ERROR)
+    assert "a reply of 3,000 characters in turn 1, over the cap of 2,000" in outcomes["long"][2]
+    assert outcomes["tool"][:2] == (None, ErrorKind.AGENT_ERROR)
+    assert "a result of tool 'fetch' of 5,000 characters" in outcomes["tool"][2]
+    for path in tmp_path.iterdir():
+        assert "xxxxxxxxxx" not in path.read_text() and "yyyyyyyyyy" not in path.read_text()
+    live = json.loads((tmp_path / "_aggregate.json").read_text())["options"]["live"]
+    assert (live["max_reply_chars"], live["max_tool_result_chars"]) == (2_000, 1_000)

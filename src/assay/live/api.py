@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._text import path_text
+from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import run_to_end
 from assay.live.criteria import EvalConfig, inferred_config
 from assay.live.evalset import EvalSet
@@ -63,6 +64,10 @@ class AgentEvaluator:
         judge_options: Options per scorer name for the criteria that ask a model (model,
             `client_options` such as `base_url`, cache settings).
         name: The agent's name in the reports (default: its own).
+        max_reply_chars: Longest reply of one turn (default `assay.limits.MAX_REPLY_CHARS`,
+            a million characters); a longer one makes its run an `agent_error`, not kept.
+        max_tool_result_chars: Longest tool result as JSON text (default
+            `assay.limits.MAX_TOOL_RESULT_CHARS`, ten million); the same past it.
     """
 
     def __init__(
@@ -77,6 +82,8 @@ class AgentEvaluator:
         retries: int = 2,
         judge_options: Mapping[str, Mapping[str, Any]] | None = None,
         name: str | None = None,
+        max_reply_chars: int = MAX_REPLY_CHARS,
+        max_tool_result_chars: int = MAX_TOOL_RESULT_CHARS,
     ) -> None:
         self.graph = graph
         self.name = name
@@ -90,6 +97,8 @@ class AgentEvaluator:
             timeout_s=timeout,
             retries=retries,
             judge_options=dict(judge_options or {}),
+            max_reply_chars=max_reply_chars,
+            max_tool_result_chars=max_tool_result_chars,
         )
         if num_runs < 1:
             raise ValueError("num_runs must be at least 1")
@@ -287,6 +296,8 @@ def _options(
             "concurrency": engine.settings.concurrency,
             "timeout_s": engine.settings.timeout_s,
             "retries": engine.settings.retries,
+            "max_reply_chars": engine.settings.max_reply_chars,
+            "max_tool_result_chars": engine.settings.max_tool_result_chars,
             "criteria": _criteria(engine),
         },
     }

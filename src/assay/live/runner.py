@@ -37,8 +37,10 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from assay._jsonable import dumps_lenient
 from assay._text import text_of
 from assay.formats.scenarios import case_of
+from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import AGENT_TASKS, LoopBlockedError, stalled_seconds
 from assay.live.agents import Agent, as_agent
 from assay.live.capture import TrajectoryCollector, capture_context
@@ -85,9 +87,19 @@ class RunSettings:
     """Options per registered scorer name given to the criteria that use it (the CLI's judge
     flags: model, client options, cache, budget); a criterion's own options win."""
 
+    max_reply_chars: int = MAX_REPLY_CHARS
+    """Longest reply of one turn; past it the run is an `agent_error` and the reply is not
+    kept."""
+
+    max_tool_result_chars: int = MAX_TOOL_RESULT_CHARS
+    """Longest tool result, as JSON text; past it the run is an `agent_error` and the result
+    is not kept."""
+
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if self.max_reply_chars < 1 or self.max_tool_result_chars < 1:
+            raise ValueError("the caps on replies and tool results must be at least 1")
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise ValueError("timeout must be a positive number of seconds")
         if self.retries < 0:
@@ -254,6 +266,10 @@ class Engine:
                 break
             await asyncio.sleep(self.settings.retry_wait_s * 2 ** (attempts - 1))
         run = self._trajectory(unit, record, collector, conversation, replies, duration_ms, error)
+        oversize = _drop_oversize(run.steps, self.settings.max_reply_chars,
+                                  self.settings.max_tool_result_chars)
+        if oversize is not None and error_kind is None:
+            error_kind, run.error = AGENT_ERROR, f"{_KIND_TEXT[AGENT_ERROR]}: {oversize}"
         run.error_kind = error_kind
         if error_kind is None and collector.empty and _expects_steps(case):
             self.uncaptured.append(unit.run_id)
@@ -291,9 +307,16 @@ class Engine:
                 collector.turn = turn
                 conversation.append({"role": "user", "content": message})
                 reply = await self.agent.respond(conversation, config)
-                replies.append(reply.content)
                 if reply.content is None:
+                    replies.append(None)
                     raise NoReplyError(_no_reply(turn, reply.data))
+                if len(reply.content) > self.settings.max_reply_chars:
+                    replies.append(None)  # not kept: nothing huge is scored or written
+                    raise OversizeError(
+                        f"a reply of {len(reply.content):,} characters in turn {turn + 1}, "
+                        f"over the cap of {self.settings.max_reply_chars:,} (max reply size)"
+                    )
+                replies.append(reply.content)
                 conversation.append({"role": "assistant", "content": reply.content})
 
         ended = await self._bounded(talk(), collector)
@@ -309,6 +332,7 @@ class Engine:
         if isinstance(ended.failure, LoopBlockedError):
             return conversation, replies, TIMEOUT, f"timed out: {text_of(ended.failure)}"
         if ended.failure is not None:
+            # The conversation does not keep a reply past the cap.
             kind = failure_kind(ended.failure)
             text = f"{_KIND_TEXT[kind]}: {describe(ended.failure)}"[:1000]
             return conversation, replies, kind, text
@@ -529,6 +553,37 @@ def _loop_running() -> bool:
 
 class NoReplyError(Exception):
     """The agent ended a turn without a reply."""
+
+
+class OversizeError(Exception):
+    """The agent gave a reply longer than the cap."""
+
+
+def _drop_oversize(steps: list[Step], max_text: int, max_result: int) -> str | None:
+    """Replace what is past the caps in a run's steps (a model's text, a tool's result) by
+    a note, and say what was; None when nothing was."""
+    found: str | None = None
+    for step in steps:
+        if step.text is not None and len(step.text) > max_text:
+            note = f"a model text of {len(step.text):,} characters, over the cap of {max_text:,}"
+            step.text, found = f"<{note}: not kept>", found or note
+        for call in step.tool_calls:
+            size = _json_size(call.result)
+            if size > max_result:
+                note = (
+                    f"a result of tool {call.name!r} of {size:,} characters as JSON, over the "
+                    f"cap of {max_result:,} (max tool result size)"
+                )
+                call.result, found = f"<{note}: not kept>", found or note
+    return found
+
+
+def _json_size(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        return len(value)
+    return len(dumps_lenient(value))
 
 
 def _no_reply(turn: int, data: Mapping[str, Any] | None) -> str:
