@@ -52,6 +52,8 @@ _EXPORTS = {
     "current_collector": "assay.live.capture",
     "record_tool_call": "assay.live.capture",
     "tool": "assay.live.capture",
+    "ContextThreadPoolExecutor": "assay.live.capture",
+    "propagate": "assay.live.capture",
     "make_trajectory_callback": "assay.live.capture.langchain",
     "Agent": "assay.live.agents",
     "AgentReply": "assay.live.agents",

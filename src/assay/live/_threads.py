@@ -7,7 +7,9 @@ A sync agent that hangs past its timeout cannot be stopped (Python cannot kill a
 `to_thread` it would still hold the whole evaluation, and `assay run`, until it returned, if
 ever. Here each call gets a daemon thread: the awaiting coroutine can be cancelled at the
 timeout, and a thread still running then is abandoned, never waited for. The thread runs in
-a copy of the caller's context, so the case's capture goes along.
+a copy of the caller's context, so the case's capture goes along, and keeps its case in flight
+while it runs (`call_in_flight`): a tool called from a thread it started is never taken for the
+next case's.
 
 Example:
     >>> import asyncio
@@ -23,6 +25,8 @@ import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from assay.live.capture import call_in_flight
 
 __all__ = ["in_thread"]
 
@@ -42,7 +46,7 @@ async def in_thread(function: Callable[..., T], /, *args: Any, **kwargs: Any) ->
 
     def target() -> None:
         try:
-            result = context.run(function, *args, **kwargs)
+            result = context.run(call_in_flight, function, *args, **kwargs)
         except BaseException as exc:  # handed to the awaiting coroutine, raised there
             error = exc
             settle(lambda: None if future.done() else future.set_exception(error))

@@ -5,7 +5,8 @@ collector through a context variable (`capturing`), so code that records (the `t
 decorator, the LangChain callback handler, the built-in tool agent) finds the collector of the
 case it runs for with `current_collector()`: fifty cases running at once never mix their steps,
 because asyncio copies the context into every task, and the runner into the thread of a sync
-agent.
+agent. A thread the agent starts itself does not inherit the context: see `tool` for what
+becomes of the calls made in it.
 
 The collector's own view is the seed's: `trajectory` (node entries and tool calls in the order
 they started), `tool_calls` and `node_visits`. `to_steps` turns it into the steps of an
@@ -28,6 +29,8 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import threading
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +42,8 @@ from assay.trajectory.spec import StepType, TrajectoryStep
 __all__ = [
     "ModelCall",
     "TrajectoryCollector",
+    "call_in_flight",
+    "capture_advice",
     "capture_context",
     "capturing",
     "current_collector",
@@ -321,6 +326,11 @@ def capture_context(collector: TrajectoryCollector) -> contextvars.Context:
     """
     context = contextvars.copy_context()
     context.run(_current.set, collector)
+    # The case is in flight for as long as anything can still run in this context (its task,
+    # left behind past its deadline included): until the context is no more.
+    with _flight_lock:
+        _live_contexts()
+        _contexts.append((weakref.ref(context), collector))
     return context
 
 
@@ -329,9 +339,121 @@ def capturing(collector: TrajectoryCollector) -> Iterator[TrajectoryCollector]:
     """Record into `collector` whatever runs in this context until the block ends."""
     token = _current.set(collector)
     try:
-        yield collector
+        with _held(collector):
+            yield collector
     finally:
         _current.reset(token)
+
+
+# Which cases are in flight, for a tool call made where no case's context is (a thread the
+# agent started): with one case in flight it is that case's; with several it could be any.
+
+_flight_lock = threading.RLock()
+"""Re-entrant: the garbage collector may close a `capturing` block left suspended (a task
+destroyed pending) in the middle of this module's own work, in the thread doing it."""
+_holds: dict[int, tuple[TrajectoryCollector, int]] = {}
+"""Collectors held in flight explicitly, by identity, each with how many hold it: a
+`capturing` block, the thread of a sync agent while it runs (`call_in_flight`)."""
+_contexts: list[tuple[weakref.ref[contextvars.Context], TrajectoryCollector]] = []
+"""The contexts `capture_context` made, each with its collector: in flight while it lives.
+(Weak references, looked at when asked, rather than callbacks: a callback could run in the
+middle of this module's own work, in any thread, when the garbage collector frees a context.)"""
+_outside_calls = 0
+"""Tool calls made outside any case's context while several cases were in flight, since
+`capture_advice` was last asked."""
+
+
+def _live_contexts() -> list[TrajectoryCollector]:
+    """The collectors of the contexts still alive, the others forgotten (under the lock)."""
+    _contexts[:] = [(ref, collector) for ref, collector in _contexts if ref() is not None]
+    return [collector for _, collector in _contexts]
+
+
+def _in_flight() -> list[TrajectoryCollector]:
+    """The collectors of the cases in flight, each once (under the lock)."""
+    found = {id(collector): collector for collector, _ in tuple(_holds.values())}
+    found.update((id(collector), collector) for collector in _live_contexts())
+    return list(found.values())
+
+
+@contextmanager
+def _held(collector: TrajectoryCollector) -> Iterator[None]:
+    """`collector` counted among the cases in flight until the block ends."""
+    key = id(collector)
+    with _flight_lock:
+        _, holders = _holds.get(key, (collector, 0))
+        _holds[key] = (collector, holders + 1)
+    try:
+        yield
+    finally:
+        with _flight_lock:
+            _, holders = _holds.pop(key, (collector, 0))
+            if holders > 1:
+                _holds[key] = (collector, holders - 1)
+
+
+def call_in_flight(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`function(*args, **kwargs)`, with the case of this context kept in flight until it
+    returns, even if the case has ended meanwhile.
+
+    The thread of a sync agent runs this way: abandoned at its timeout, it still counts, so
+    that a call from a thread it started is never given to the next case.
+
+    Example:
+        >>> with capturing(TrajectoryCollector()):
+        ...     call_in_flight(sum, [1, 2])
+        3
+    """
+    collector = _current.get()
+    if collector is None:
+        return function(*args, **kwargs)
+    with _held(collector):
+        return function(*args, **kwargs)
+
+
+def _recording_into() -> TrajectoryCollector | None:
+    """The collector a tool call made here is recorded into: the context's; else (a thread the
+    agent started, which did not inherit the context) the one case in flight, if only one is.
+    None outside a live run, and when several cases are in flight (a sync agent left running
+    past its timeout counts until it returns): the call is then counted (`capture_advice`),
+    never given to a case that may not have made it."""
+    collector = _current.get()
+    if collector is not None:
+        return collector
+    global _outside_calls
+    with _flight_lock:
+        cases = _in_flight()
+        if len(cases) > 1:
+            _outside_calls += 1
+    return cases[0] if len(cases) == 1 else None
+
+
+def capture_advice() -> str:
+    """What to tell the user whose runs expected tool calls but captured nothing: the cause
+    seen since this was last asked (asking starts the count again; an evaluation asks once,
+    at its end), else how to wire the capture.
+
+    Example:
+        >>> _ = capture_advice()  # what was seen before is forgotten
+        >>> capture_advice()[:55]
+        'is the capture wired? Decorate the tools with @assay.ev'
+    """
+    global _outside_calls
+    with _flight_lock:
+        outside, _outside_calls = _outside_calls, 0
+    if outside:
+        return (
+            f"{outside} @tool calls ran outside the case's context, in threads the agent "
+            "started (a thread does not inherit it), while more than one case was in flight "
+            "(run at once, or left running past its timeout): start those threads with "
+            "assay.evaluation.ContextThreadPoolExecutor or assay.evaluation.propagate(fn), or "
+            "run each in contextvars.copy_context().run."
+        )
+    return (
+        "is the capture wired? Decorate the tools with @assay.evaluation.tool, pass "
+        "make_trajectory_callback(...) to the graph, or return the turn's messages with the "
+        "reply."
+    )
 
 
 def record_tool_call(
@@ -345,8 +467,9 @@ def record_tool_call(
     """Record a finished tool call into the current case's collector (None outside a run).
 
     For agents that call tools without the `tool` decorator: call this after each tool call.
+    A call made in a thread the agent started is recorded as `tool` says.
     """
-    collector = _current.get()
+    collector = _recording_into()
     if collector is None:
         return None
     call = collector.start_tool(name, args, call_id=call_id)
@@ -355,6 +478,7 @@ def record_tool_call(
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 @overload
@@ -367,6 +491,18 @@ def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callab
 
     Arguments are recorded by parameter name (positional ones too); the return value is the
     result; an exception is recorded as the call's error and raised again.
+
+    The case is found through a context variable, which asyncio tasks and the thread of a sync
+    agent inherit, but a thread the agent starts itself (a `ThreadPoolExecutor`,
+    `loop.run_in_executor`, a `threading.Thread`) does not. A call made in such a thread is
+    recorded into the one case in flight when only one is (`--concurrency 1`, the default).
+    When several are (a sync agent left running past its timeout counts until it returns), it
+    could be any of theirs, so it is recorded into none, and the warning
+    about runs that captured nothing says how many such calls there were. To have every call
+    recorded at any concurrency, start those threads with the case's context:
+    `ContextThreadPoolExecutor` in place of `ThreadPoolExecutor`, `propagate(fn)` in place of
+    `fn` as a thread's target, or `contextvars.copy_context().run(fn, ...)`. (A thread an
+    agent leaves running after its reply is not told apart from the next case's.)
 
     Example:
         >>> @tool
@@ -395,7 +531,7 @@ def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callab
 
             @functools.wraps(wrapped)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
-                collector = _current.get()
+                collector = _recording_into()
                 if collector is None:
                     return await wrapped(*args, **kwargs)
                 call = collector.start_tool(tool_name, arguments(args, kwargs))
@@ -412,7 +548,7 @@ def tool(function: F | None = None, /, *, name: str | None = None) -> F | Callab
 
         @functools.wraps(wrapped)
         def run(*args: Any, **kwargs: Any) -> Any:
-            collector = _current.get()
+            collector = _recording_into()
             if collector is None:
                 return wrapped(*args, **kwargs)
             call = collector.start_tool(tool_name, arguments(args, kwargs))
