@@ -329,6 +329,7 @@ def capture_context(collector: TrajectoryCollector) -> contextvars.Context:
     # The case is in flight for as long as anything can still run in this context (its task,
     # left behind past its deadline included): until the context is no more.
     with _flight_lock:
+        _case_starts()
         _live_contexts()
         _contexts.append((weakref.ref(context), collector))
     return context
@@ -339,6 +340,8 @@ def capturing(collector: TrajectoryCollector) -> Iterator[TrajectoryCollector]:
     """Record into `collector` whatever runs in this context until the block ends."""
     token = _current.set(collector)
     try:
+        with _flight_lock:
+            _case_starts()
         with _held(collector):
             yield collector
     finally:
@@ -359,8 +362,17 @@ _contexts: list[tuple[weakref.ref[contextvars.Context], TrajectoryCollector]] = 
 (Weak references, looked at when asked, rather than callbacks: a callback could run in the
 middle of this module's own work, in any thread, when the garbage collector frees a context.)"""
 _outside_calls = 0
-"""Tool calls made outside any case's context while several cases were in flight, since
-`capture_advice` was last asked."""
+"""Tool calls made outside any case's context while several cases were in flight, in this
+evaluation: since the first case that started after `capture_advice` was last asked."""
+_advice_given = False
+"""Whether `capture_advice` was asked since `_outside_calls` started again."""
+
+
+def _case_starts() -> None:
+    """A case starts (under the lock): after an evaluation's advice, the count starts again."""
+    global _outside_calls, _advice_given
+    if _advice_given:
+        _outside_calls, _advice_given = 0, False
 
 
 def _live_contexts() -> list[TrajectoryCollector]:
@@ -429,18 +441,21 @@ def _recording_into() -> TrajectoryCollector | None:
 
 
 def capture_advice() -> str:
-    """What to tell the user whose runs expected tool calls but captured nothing: the cause
-    seen since this was last asked (asking starts the count again; an evaluation asks once,
-    at its end), else how to wire the capture.
+    """What to tell the user whose runs expected tool calls but captured nothing, asked at the
+    end of an evaluation (as often as its reports need): how many tool calls it saw made
+    outside any case's context, if any were, else how to wire the capture. The next case to
+    start begins the count of the next evaluation.
 
     Example:
-        >>> _ = capture_advice()  # what was seen before is forgotten
+        >>> _ = capture_advice()
+        >>> with capturing(TrajectoryCollector()):  # a case starts: the count starts again
+        ...     pass
         >>> capture_advice()[:55]
         'is the capture wired? Decorate the tools with @assay.ev'
     """
-    global _outside_calls
+    global _advice_given
     with _flight_lock:
-        outside, _outside_calls = _outside_calls, 0
+        outside, _advice_given = _outside_calls, True
     if outside:
         return (
             f"{outside} @tool calls ran outside the case's context, in threads the agent "
