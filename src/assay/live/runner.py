@@ -43,7 +43,7 @@ from assay.formats.scenarios import case_of
 from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import AGENT_TASKS, LoopBlockedError, stalled_seconds
 from assay.live.agents import Agent, as_agent
-from assay.live.capture import TrajectoryCollector, capture_context
+from assay.live.capture import TrajectoryCollector, capture_advice, capture_context
 from assay.live.criteria import EvalConfig
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
@@ -532,7 +532,9 @@ async def _contained(work: Coroutine[Any, Any, T]) -> Ended[T]:
         return Ended(value=await work)
     except asyncio.CancelledError as exc:
         task = asyncio.current_task()
-        if task is not None and task.cancelling():
+        cancelled = task is not None and task.cancelling() > 0
+        del task  # the traceback re-raised below would keep the task, and its case, alive
+        if cancelled:
             raise
         return Ended(failure=exc)  # the agent raised it itself: its failure, like any other
     except GeneratorExit as exc:
@@ -611,7 +613,7 @@ def describe(exc: BaseException) -> str:
         ...     def __str__(self) -> str:
         ...         raise RuntimeError("no")
         >>> describe(Odd()), describe(KeyError("k"))
-        ('Odd: <Odd whose text could not be read>', "KeyError: 'k'")
+        ('Odd: Odd()', "KeyError: 'k'")
     """
     return f"{type(exc).__name__}: {text_of(exc)}"
 
@@ -632,9 +634,7 @@ def capture_warning(run_ids: list[str]) -> str | None:
     shown = ", ".join(run_ids[:5]) + (f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else "")
     return (
         f"{len(run_ids)} runs expect tool calls or nodes, but nothing was captured from the "
-        "agent (no node, model or tool call): is the capture wired? Decorate the tools with "
-        "@assay.evaluation.tool, pass make_trajectory_callback(...) to the graph, or return "
-        f"the turn's messages with the reply. Runs: {shown}"
+        f"agent (no node, model or tool call): {capture_advice()} Runs: {shown}"
     )
 
 
