@@ -7,6 +7,7 @@ machinery it needs when it runs, so `assay --help` stays fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import stat
 import sys
@@ -117,7 +118,18 @@ def evaluate_main(argv: Sequence[str] | None = None) -> int:
 
 def console_main() -> NoReturn:
     """The `assay` console script."""
-    sys.exit(_as_console_script(main))
+    code = _as_console_script(main)
+    loop_module = sys.modules.get("assay.live._loop")
+    if loop_module is not None and loop_module.left_behind():
+        # An agent's task outlived the evaluation (it refused to stop). Ending the normal way
+        # would close it, running its code once more, for as long as it likes: the reports
+        # are written and the output flushed, so end here.
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def console_evaluate() -> NoReturn:

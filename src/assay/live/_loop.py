@@ -35,7 +35,14 @@ from collections.abc import Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
-__all__ = ["AGENT_TASKS", "GRACE_S", "LoopBlockedError", "run_to_end", "stalled_seconds"]
+__all__ = [
+    "AGENT_TASKS",
+    "GRACE_S",
+    "LoopBlockedError",
+    "left_behind",
+    "run_to_end",
+    "stalled_seconds",
+]
 
 T = TypeVar("T")
 
@@ -52,6 +59,22 @@ for blocking the loop, never assay's own."""
 _WATCHDOG_SIGNAL: signal.Signals | None = getattr(signal, "SIGUSR1", None)
 
 _GUARDS: dict[asyncio.AbstractEventLoop, _Guard] = {}
+
+_LEFT: list[asyncio.Task[Any]] = []
+"""Tasks still running when their loop closed. Kept, so that their code does not run again
+when the garbage collector closes them at some later moment (a coroutine that is closed runs
+its `except` and `finally` blocks, which an agent that refuses to stop may loop in)."""
+
+
+def left_behind() -> bool:
+    """Whether an evaluation of this process left an agent's task running: the process
+    should then end without closing it (`assay run` ends with `os._exit`).
+
+    Example:
+        >>> left_behind()
+        False
+    """
+    return bool(_LEFT)
 
 
 def stalled_seconds() -> float:
@@ -121,6 +144,7 @@ def _end_pending(loop: asyncio.AbstractEventLoop, grace_s: float) -> None:
             # Left on purpose: no "Task was destroyed but it is pending!" about it.
             with contextlib.suppress(AttributeError):
                 task._log_destroy_pending = False  # type: ignore[attr-defined]
+            _LEFT.append(task)
         elif not task.cancelled():
             task.exception()  # an agent left behind: what it raised afterwards is ignored
     for finishing in (loop.shutdown_asyncgens(), loop.shutdown_default_executor()):
