@@ -316,3 +316,29 @@ def test_a_signal_ends_a_run_whose_agent_blocks_the_event_loop(
     aggregate = json.loads((project / "out" / "_aggregate.json").read_text())
     assert aggregate["interrupted"] is True
     assert [line["scenario_id"] for line in _lines(results)] == ["a"]
+
+
+def test_the_reply_and_tool_result_caps_are_flags_recorded_in_the_aggregate(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "long.py").write_text(
+        "def agent(messages):\n"
+        "    return 'yes ' * 500 if 'long' in messages[-1]['content'] else 'yes'\n"
+    )
+    _write_set(project, [{"eval_id": "short", "user_query": "q", "expected_response": "yes"},
+                         {"eval_id": "long", "user_query": "long", "expected_response": "yes"}])
+    code = main(["run", "long.py:agent", "cases.jsonl", "--max-reply-size", "1K",
+                 "--max-tool-result-size", "2K", "--reports-dir", "out", "-q"])
+    assert code == 0
+    results = _lines(project / "out" / "results.jsonl")
+    by_case = {line["scenario_id"]: line["score"] for line in results}
+    assert by_case["short"]["passed"] is True
+    assert by_case["long"]["details"]["reason"] == "agent_error"
+    assert "a reply of 2,000 characters in turn 1, over the cap of 1,024" in (
+        by_case["long"]["rationale"]
+    )
+    live = json.loads((project / "out" / "_aggregate.json").read_text())["options"]["live"]
+    assert (live["max_reply_chars"], live["max_tool_result_chars"]) == (1024, 2048)
+    with pytest.raises(SystemExit) as usage:
+        main(["run", "long.py:agent", "cases.jsonl", "--max-reply-size", "lots"])
+    assert usage.value.code == 2

@@ -16,6 +16,7 @@ from assay.cli._criteria import (
     checks_of,
 )
 from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._types import size
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -122,14 +123,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_workers_argument(parser)
     parser.add_argument(
         "--max-file-size",
-        type=_size,
+        type=size,
         metavar="SIZE",
         help="largest run or scenario file read whole, e.g. 512M or 2G (default 256M); a "
         "larger file is listed as unreadable and the others are read",
     )
     parser.add_argument(
         "--max-line-size",
-        type=_size,
+        type=size,
         metavar="SIZE",
         help="longest line of a *.jsonl run file (default 64M); a longer line is listed as "
         "unreadable and the lines after it are read",
@@ -194,15 +195,6 @@ def _directory(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("must name a directory, got an empty value")
     return Path(text)
-
-
-def _size(text: str) -> int:
-    from assay.limits import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _red_flag(text: str) -> tuple[str, float | None]:

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from assay._text import path_text
 from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._types import size
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
+from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 
 if TYPE_CHECKING:
     from assay.live.criteria import EvalConfig
@@ -82,6 +84,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds one run (all its turns) may take; the agent is cancelled and the run "
         "recorded as a timeout (default: no limit)",
+    )
+    parser.add_argument(
+        "--max-reply-size",
+        type=size,
+        default=MAX_REPLY_CHARS,
+        metavar="N",
+        help="longest reply of one turn, in characters, e.g. 200K or 4M (default 1,000,000); "
+        "a longer reply makes its run an agent error and is not kept",
+    )
+    parser.add_argument(
+        "--max-tool-result-size",
+        type=size,
+        default=MAX_TOOL_RESULT_CHARS,
+        metavar="N",
+        help="longest tool result, in characters of JSON (default 10,000,000); a longer one "
+        "makes its run an agent error and is not kept",
     )
     parser.add_argument(
         "--retries",
@@ -234,6 +252,8 @@ def _run_and_report(
         repeat=args.repeat,
         timeout_s=args.timeout,
         retries=args.retries,
+        max_reply_chars=args.max_reply_size,
+        max_tool_result_chars=args.max_tool_result_size,
         reports_dir=args.reports_dir,
         resume=args.resume,
         judge_options=judge_options(args),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import run_to_end
 from assay.live.api import AgentEvaluator
 from assay.live.criteria import EvalConfig
@@ -33,6 +34,8 @@ class RunRequest:
     timeout_s: float | None
     retries: int
     reports_dir: Path
+    max_reply_chars: int = MAX_REPLY_CHARS
+    max_tool_result_chars: int = MAX_TOOL_RESULT_CHARS
     resume: bool = False
     judge_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -54,6 +57,8 @@ def run_live(
         timeout=request.timeout_s,
         retries=request.retries,
         judge_options=request.judge_options,
+        max_reply_chars=request.max_reply_chars,
+        max_tool_result_chars=request.max_tool_result_chars,
         name=request.agent_name,
     )
 
