@@ -34,6 +34,7 @@ NO_VERDICT = frozenset(
         "judge_failed",
         "no_part_scored",
         "no_weight",
+        "pattern_timeout",
         "partially_scored",
         "answer_over_limit",
     }
