@@ -596,3 +596,22 @@ def test_parallel_tool_calls_of_one_model_turn_each_get_their_result() -> None:
         ("p1", "sunny in Paris"),
         ("p2", "sunny in Oslo"),
     ]
+
+
+def test_a_graph_node_that_answers_after_its_deadline_is_a_timeout() -> None:
+    async def stubborn(state: MessagesState) -> dict[str, Any]:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.5)  # catches the cancellation and answers anyway
+        return {"messages": [AIMessage("yes")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("answer", stubborn)
+    builder.add_edge(START, "answer")
+    builder.add_edge("answer", END)
+    graph = builder.compile()
+    case = EvalCase.single_turn("a", "question", expected_response="yes")
+    report = AgentEvaluator(graph, timeout=0.2).evaluate_sync([case])
+    score = report.cases[0].result.score
+    assert (score.passed, score.details.get("reason")) == (None, "timeout")
