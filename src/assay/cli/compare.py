@@ -100,15 +100,24 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from assay.reports.compare.markdown import render_markdown
     from assay.reports.compare.reports import compare_loaded
     from assay.reports.console import shown
-    from assay.reports.files import write_atomic
+    from assay.reports.files import refused_output, write_atomic
     from assay.reports.load import ReportsError, load_reports
 
-    for option, path in (
-        ("--markdown", args.markdown),
-        ("--json", args.json),
-        ("--html", args.html),
+    for option, path, what in (
+        ("--markdown", args.markdown, "the Markdown comparison"),
+        ("--json", args.json, "the JSON comparison"),
+        ("--html", args.html, "the HTML comparison"),
     ):
-        refused = None if path is None else _refused_output(path, (args.base, args.new))
+        # Never over a file of either reports directory compared.
+        refused = next(
+            (
+                reason
+                for reports_dir in (args.base, args.new)
+                if path is not None
+                and (reason := refused_output(path, reports_dir, what=what)) is not None
+            ),
+            None,
+        )
         if refused is not None:
             error(f"{option}: {shown(refused)}")
             return ExitCode.INPUT_ERROR
@@ -150,26 +159,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         error(f"regressed significantly: {shown(', '.join(regressed))}")
         return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK
-
-
-def _refused_output(path: Path, reports_dirs: tuple[Path, ...]) -> str | None:
-    """Why `path` cannot take an output, or None. The output is renamed into place: over a
-    link, FIFO or device that would replace it rather than write where it leads, so only a
-    regular file (or a new name in an existing directory) is taken, and never a file of the
-    reports directories compared."""
-    from assay.reports.files import clashes_with_reports, not_regular
-
-    for reports_dir in reports_dirs:
-        if clashes_with_reports(path, reports_dir):
-            return f"cannot write {path}: a report of {reports_dir} has that name"
-
-    try:
-        kind = not_regular(path)
-    except OSError as exc:
-        return f"cannot write {path}: {exc.strerror or exc}"
-    if kind is not None:
-        return f"not a regular file: {path}"
-    return None if path.parent.is_dir() else f"cannot write {path}: no such directory"
 
 
 def _alpha(text: str) -> float:
