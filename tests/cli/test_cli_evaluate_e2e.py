@@ -1278,3 +1278,15 @@ def test_temporaries_a_killed_evaluation_left_are_removed_by_the_next(tmp_path: 
     assert names == [
         ".assay_reports", "1.json", "_aggregate.json", "_config.json", "notes.txt", "results.jsonl"
     ]
+
+
+@pytest.mark.parametrize("target", ["missing/page.html", "reports/1.json", "."])
+def test_an_html_path_that_cannot_be_written_is_refused_before_scoring(
+    tmp_path: Path, target: str
+) -> None:
+    runs, scenarios = _half_passing(tmp_path)
+    reports = tmp_path / "reports"
+    proc = evaluate(runs, scenarios, reports, "--html", str(tmp_path / target))
+    assert proc.returncode == 3, explain(proc)
+    assert "cannot write the HTML report to" in proc.stderr
+    assert not (reports / "results.jsonl").exists()  # nothing was scored

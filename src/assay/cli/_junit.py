@@ -1,9 +1,10 @@
-"""`--junit FILE`, as `evaluate` and `report` share it: the check of its target before
-anything runs, and the writing once the reports are in place (imported by the commands when
-they run, not at start-up). `refused_outputs` checks `--html FILE` with it, for `run`.
+"""The files written once the reports are in place (`--junit FILE`, `--html FILE`), as
+`evaluate`, `run`, `report` and `rescore` share them: the check of their targets before
+anything runs, and the writing of the JUnit XML (imported by the commands when they run, not
+at start-up).
 
 Example:
-    >>> refused_junit(Path("/dev/null"))
+    >>> refused_outputs(Path("reports"), junit=Path("/dev/null"))
     'cannot write JUnit XML to /dev/null: it is a character device, not a regular file'
 """
 
@@ -18,18 +19,6 @@ from assay.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from assay.reports.load import LoadedReports
-
-
-def refused_junit(target: Path | None, reports_dir: Path | None = None) -> str | None:
-    """Why `--junit target` cannot be written (checked before anything is scored), as it is
-    printed, or None."""
-    if target is None:
-        return None
-    from assay.reports.console import shown
-    from assay.reports.junit import refused_target
-
-    refused = refused_target(target, reports_dir)
-    return None if refused is None else shown(refused)
 
 
 def refused_outputs(

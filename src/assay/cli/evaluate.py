@@ -237,9 +237,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
         error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
         return ExitCode.INPUT_ERROR
-    from assay.cli._junit import refused_junit
+    from assay.cli._junit import refused_outputs
 
-    if (refused := refused_junit(args.junit, args.reports_dir)) is not None:
+    if (refused := refused_outputs(args.reports_dir, junit=args.junit, html=args.html)) is not None:
         error(refused)
         return ExitCode.INPUT_ERROR
     if args.fmt is not None:

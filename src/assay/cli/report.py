@@ -60,12 +60,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Print the summary of `args.reports_dir`; returns the exit code."""
-    from assay.cli._junit import refused_junit, write_junit_file
+    from assay.cli._junit import refused_outputs, write_junit_file
     from assay.cli.messages import error, say
     from assay.reports.console import print_summary, shown
     from assay.reports.load import ReportsError, load_reports
 
-    if (refused := refused_junit(args.junit, args.reports_dir)) is not None:
+    if (refused := refused_outputs(args.reports_dir, junit=args.junit, html=args.html)) is not None:
         error(refused)
         return ExitCode.INPUT_ERROR
     try:
