@@ -232,3 +232,13 @@ def test_an_empty_directory_is_reported(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["convert", str(empty), "--out", str(tmp_path / "x.jsonl")]) == 3
     err = capsys.readouterr().err
     assert "could not be converted" in err and "nothing converted" in err
+
+
+@pytest.mark.slow
+def test_a_problem_naming_control_characters_is_shown_escaped(tmp_path: Path) -> None:
+    bad = tmp_path / "bad\x1b[2J.json"
+    bad.write_text('{"wh\\u0007at\\u001b[31m": 1}')
+    proc = assay("convert", bad, "--out", tmp_path / "runs.jsonl")
+    assert proc.returncode == 3, explain(proc)
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+    assert "bad\\x1b[2J.json" in proc.stderr

@@ -179,8 +179,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if problems:
         noun = "input" if len(problems) == 1 else "inputs"
         say(f"assay: {len(problems)} {noun} could not be converted:")
-        for problem in problems:
-            say(f"  {problem.source}: {problem.reason}")
+        from assay.reports.console import shown
+
+        for problem in problems:  # names and reasons from the user's files: escaped
+            say(f"  {shown(problem.source)}: {shown(problem.reason)}")
     if written == 0:
         error(f"nothing converted: no readable trajectory in {len(files)} file(s)")
         return ExitCode.INPUT_ERROR
