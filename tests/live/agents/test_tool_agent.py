@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import pytest
 
+from assay.evaluation import AgentEvaluator, EvalCase
 from assay.live.agents import Agent, AgentReply, as_agent
 from assay.live.agents.tool_agent import MAX_STEPS_REACHED, ToolAgent
 from assay.live.capture import TrajectoryCollector, capturing, tool
@@ -205,6 +206,20 @@ def test_max_steps_stops_the_loop_and_says_so(chat_server: ChatServer) -> None:
     assert len(collector.model_calls) == 3 and len(collector.tool_calls) == 3
     with pytest.raises(ValueError, match="max_steps must be 1 or more"):
         ToolAgent("local/m", [ping], max_steps=0)
+
+
+def test_a_run_stopped_at_max_steps_is_an_agent_error_saying_so(chat_server: ChatServer) -> None:
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    chat_server.handler = lambda request: tool_call_reply(("ping", {}))
+    agent = ToolAgent("local/m", [ping], max_steps=2, client=http_client(chat_server))
+    case = EvalCase.single_turn("a", "ping it", expected_response="pong")
+    score = AgentEvaluator(agent).evaluate_sync([case]).cases[0].result.score
+    assert (score.passed, score.details.get("reason")) == (None, "agent_error")
+    assert "stop_reason: max_steps" in score.rationale
+    assert "stopped after 2 model calls" in score.rationale
 
 
 @pytest.mark.parametrize(
