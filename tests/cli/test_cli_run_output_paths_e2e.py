@@ -50,7 +50,7 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_agent_runs(
     assert not (project / "called").exists(), "the agent ran before the refusal"
     assert not (project / "out").exists()
     what = "the HTML report" if option == "--html" else "JUnit XML"
-    assert f"assay: error: cannot write {what} to {target}: {reason}" in proc.stderr
+    assert f"assay: error: {option}: cannot write {what} to {target}: {reason}" in proc.stderr
 
 
 def test_writable_output_paths_are_written_after_the_run(project: Path) -> None:

@@ -5,7 +5,7 @@ at start-up).
 
 Example:
     >>> refused_outputs(Path("reports"), junit=Path("/dev/null"))
-    'cannot write JUnit XML to /dev/null: it is a character device, not a regular file'
+    '--junit: cannot write JUnit XML to /dev/null: it is a character device, not a regular file'
 """
 
 from __future__ import annotations
@@ -29,15 +29,16 @@ def refused_outputs(
     evaluation starts, so that a bad path costs nothing: a live run may take hours.
 
     Example:
-        >>> refused_outputs(Path("reports"), html=Path("reports/_aggregate.json"))
-        'cannot write the HTML report to reports/_aggregate.json: a report of reports has that name'
+        >>> refused_outputs(Path("reports"), html=Path("reports/results.jsonl"))[:48]
+        '--html: cannot write the HTML report to reports/'
     """
     from assay.reports.console import shown
     from assay.reports.files import refused_output
 
-    for target, what in ((junit, "JUnit XML"), (html, "the HTML report")):
+    outputs = (("--junit", junit, "JUnit XML"), ("--html", html, "the HTML report"))
+    for flag, target, what in outputs:
         if target is not None and (refused := refused_output(target, reports_dir, what=what)):
-            return shown(refused)
+            return f"{flag}: {shown(refused)}"
     return None
 
 
