@@ -35,7 +35,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from assay._jsonable import dumps_lenient
 from assay._text import text_of
@@ -56,11 +56,14 @@ __all__ = [
     "RunSettings",
     "Unit",
     "UnitOutcome",
+    "UnitRunner",
     "key_of",
     "units_of",
 ]
 
 T = TypeVar("T")
+U = TypeVar("U")
+Outcome = TypeVar("Outcome")
 
 AGENT_ERROR = ErrorKind.AGENT_ERROR
 TIMEOUT = ErrorKind.TIMEOUT
@@ -173,54 +176,26 @@ class UnitOutcome:
     """How many times the unit was run (more than one after infrastructure errors)."""
 
 
-class Engine:
-    """Runs units of an eval set on one agent with one set of criteria."""
+class UnitRunner(Generic[U, Outcome]):
+    """What every way of running units of work shares: `concurrency` units at a time, each
+    agent call under a deadline that really ends it, and the tasks left behind kept apart.
+    `Engine` runs the cases of an eval set on an agent; the benchmark lifecycle
+    (`assay.benchmark`) runs task repetitions."""
 
-    def __init__(
-        self,
-        graph: Any,
-        config: EvalConfig,
-        settings: RunSettings | None = None,
-        *,
-        collector: TrajectoryCollector | None = None,
-    ) -> None:
-        self.agent: Agent = as_agent(graph)
-        self.agent_name: str = self.agent.name
-        """The agent's name in the reports (`runner`)."""
-        self.config = config
+    def __init__(self, settings: RunSettings | None = None) -> None:
         self.settings = settings or RunSettings()
-        self.user_collector = collector
-        """A collector the user wired into the agent: after each unit it holds that unit's
-        record (as the seed's API shows it), while every unit records into its own."""
-        self.scoring = Scoring.of(config, settings=self.settings.judge_options)
-        """The one scoring step, with these criteria (built now: a typo or a judge without
-        its model fails before any agent runs)."""
-        self.scoring.check()
-        self._clients: dict[str, Any] = {}
-        self._records: dict[str, tuple[EvalCase, Case]] = {}
-        self._closers: list[Any] = []
         self._left: set[asyncio.Task[Any]] = set()
         """Agents' tasks left behind past their deadline, or when interrupted."""
-        self.uncaptured: list[str] = []
-        """Runs whose case expects tool calls or nodes while nothing at all was captured
-        from the agent: the capture is probably not wired (see `capture_warning`)."""
 
-    async def aclose(self) -> None:
-        """Close the model clients of the criteria (and of assay's own agent) that asked a
-        model."""
-        await self.scoring.aclose()
-        for owner in [*self._closers, self.agent]:
-            close = getattr(owner, "aclose", None)
-            if close is not None:
-                await close()
-
-    # Running.
+    async def run_unit(self, unit: U) -> Outcome:
+        """Run one unit; its outcome."""
+        raise NotImplementedError
 
     async def run_all(
         self,
-        units: Iterable[Unit],
-        on_done: Callable[[UnitOutcome], Awaitable[None] | None] | None = None,
-    ) -> list[UnitOutcome]:
+        units: Iterable[U],
+        on_done: Callable[[Outcome], Awaitable[None] | None] | None = None,
+    ) -> list[Outcome]:
         """Run every unit, `concurrency` at a time; `on_done` gets each outcome as it ends
         (in the order they end). Returns the outcomes in the order of `units`.
 
@@ -228,7 +203,7 @@ class Engine:
         `on_done` are the ones that finished.
         """
         pending = list(units)
-        outcomes: dict[int, UnitOutcome] = {}
+        outcomes: dict[int, Outcome] = {}
         queue = iter(enumerate(pending))
 
         async def worker() -> None:
@@ -250,6 +225,92 @@ class Engine:
             # unit (a full disk under the writer); say it as itself, not as a group.
             raise failed.exceptions[0] from failed
         return [outcomes[i] for i in range(len(pending))]
+
+    async def _bounded(
+        self,
+        work: Coroutine[Any, Any, T],
+        collector: TrajectoryCollector,
+        timeout_s: float | Literal["settings"] | None = "settings",
+    ) -> Ended[T]:
+        """Run the agent's `work` as a task of its own, until it ends or its deadline passes.
+
+        A run past its deadline timed out, whatever it does next: its task is cancelled and
+        left behind, never waited for (an agent that catches the cancellation and answers
+        later has still timed out). Whatever the agent raises is its failure, handed back,
+        never raised here: an exception, and a `CancelledError`, `KeyboardInterrupt`,
+        `SystemExit` or other `BaseException` of its own. Only the cancellation of this
+        coroutine (an interrupted evaluation) propagates, after leaving the task behind.
+        What the agent does is recorded into `collector`; the deadline is `timeout_s` from
+        now (by default the settings' timeout).
+        """
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(_contained(work), context=capture_context(collector))
+        AGENT_TASKS.add(task)
+        left = self.settings.timeout_s if timeout_s == "settings" else timeout_s
+        stalled = stalled_seconds()
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=left)
+                if done:
+                    return task.result()
+                # Time the loop was held by another agent is not this one's: it gets it back.
+                left, stalled = stalled_seconds() - stalled, stalled_seconds()
+                if left <= 0.001:
+                    self._leave(task)
+                    return Ended(timed_out=True)
+        except asyncio.CancelledError:
+            self._leave(task)
+            raise
+
+    def _leave(self, task: asyncio.Task[Any]) -> None:
+        """Cancel an agent's task and stop waiting for it; what it does afterwards is
+        ignored, and it is kept referenced until it ends."""
+        task.cancel()
+        self._left.add(task)
+        task.add_done_callback(self._left.discard)
+
+
+
+class Engine(UnitRunner[Unit, UnitOutcome]):
+    """Runs units of an eval set on one agent with one set of criteria."""
+
+    def __init__(
+        self,
+        graph: Any,
+        config: EvalConfig,
+        settings: RunSettings | None = None,
+        *,
+        collector: TrajectoryCollector | None = None,
+    ) -> None:
+        self.agent: Agent = as_agent(graph)
+        self.agent_name: str = self.agent.name
+        """The agent's name in the reports (`runner`)."""
+        super().__init__(settings)
+        self.config = config
+        self.user_collector = collector
+        """A collector the user wired into the agent: after each unit it holds that unit's
+        record (as the seed's API shows it), while every unit records into its own."""
+        self.scoring = Scoring.of(config, settings=self.settings.judge_options)
+        """The one scoring step, with these criteria (built now: a typo or a judge without
+        its model fails before any agent runs)."""
+        self.scoring.check()
+        self._clients: dict[str, Any] = {}
+        self._records: dict[str, tuple[EvalCase, Case]] = {}
+        self._closers: list[Any] = []
+        self.uncaptured: list[str] = []
+        """Runs whose case expects tool calls or nodes while nothing at all was captured
+        from the agent: the capture is probably not wired (see `capture_warning`)."""
+
+    async def aclose(self) -> None:
+        """Close the model clients of the criteria (and of assay's own agent) that asked a
+        model."""
+        await self.scoring.aclose()
+        for owner in [*self._closers, self.agent]:
+            close = getattr(owner, "aclose", None)
+            if close is not None:
+                await close()
+
+    # Running.
 
     async def run_unit(self, unit: Unit) -> UnitOutcome:
         """Run one case once: converse, capture, score."""
@@ -337,45 +398,6 @@ class Engine:
             text = f"{_KIND_TEXT[kind]}: {describe(ended.failure)}"[:1000]
             return conversation, replies, kind, text
         return conversation, replies, None, None
-
-    async def _bounded(
-        self, work: Coroutine[Any, Any, T], collector: TrajectoryCollector
-    ) -> Ended[T]:
-        """Run the agent's `work` as a task of its own, until it ends or its deadline passes.
-
-        A run past its deadline timed out, whatever it does next: its task is cancelled and
-        left behind, never waited for (an agent that catches the cancellation and answers
-        later has still timed out). Whatever the agent raises is its failure, handed back,
-        never raised here: an exception, and a `CancelledError`, `KeyboardInterrupt`,
-        `SystemExit` or other `BaseException` of its own. Only the cancellation of this
-        coroutine (an interrupted evaluation) propagates, after leaving the task behind.
-        What the agent does is recorded into `collector`.
-        """
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(_contained(work), context=capture_context(collector))
-        AGENT_TASKS.add(task)
-        left = self.settings.timeout_s
-        stalled = stalled_seconds()
-        try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=left)
-                if done:
-                    return task.result()
-                # Time the loop was held by another agent is not this one's: it gets it back.
-                left, stalled = stalled_seconds() - stalled, stalled_seconds()
-                if left <= 0.001:
-                    self._leave(task)
-                    return Ended(timed_out=True)
-        except asyncio.CancelledError:
-            self._leave(task)
-            raise
-
-    def _leave(self, task: asyncio.Task[Any]) -> None:
-        """Cancel an agent's task and stop waiting for it; what it does afterwards is
-        ignored, and it is kept referenced until it ends."""
-        task.cancel()
-        self._left.add(task)
-        task.add_done_callback(self._left.discard)
 
     def _trajectory(
         self,
