@@ -20,6 +20,7 @@ from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from assay.answers import compare_values, parse_answer, parse_gold
+    from assay.benchmark import Benchmark, Evaluator, Task
     from assay.exit_codes import ExitCode
     from assay.live.api import AgentEvaluator
     from assay.live.capture import TrajectoryCollector, tool
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
+    "Benchmark": "assay.benchmark",
+    "Evaluator": "assay.benchmark",
+    "Task": "assay.benchmark",
     "Case": "assay.records",
     "Message": "assay.records",
     "Step": "assay.records",
@@ -87,6 +91,7 @@ _EXPORTS = {
 
 __all__ = [
     "AgentEvaluator",
+    "Benchmark",
     "Case",
     "CaseResult",
     "CriterionConfig",
@@ -95,6 +100,7 @@ __all__ = [
     "EvalReport",
     "EvalSet",
     "EvaluateOptions",
+    "Evaluator",
     "ExitCode",
     "MatchType",
     "Message",
@@ -105,6 +111,7 @@ __all__ = [
     "Scorer",
     "Step",
     "StepType",
+    "Task",
     "ToolCall",
     "Trajectory",
     "TrajectoryChecker",

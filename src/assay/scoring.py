@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +94,8 @@ class Scoring:
             name, kept from a report being re-scored (a saved run cannot drive the agent).
         kept_failures: Runs a report being re-scored recorded as failed, by run id: they stay
             that failure, whatever their saved form says.
+        verdicts_given: Each run comes with its verdicts (`score_case(verdicts=...)`, a
+            benchmark's evaluators): no criterion is needed.
     """
 
     def __init__(
@@ -105,6 +107,7 @@ class Scoring:
         settings: Mapping[str, Mapping[str, Any]] | None = None,
         kept_verdicts: Mapping[str, Mapping[str, Score]] | None = None,
         kept_failures: Mapping[str, Score] | None = None,
+        verdicts_given: bool = False,
     ) -> None:
         self.scorer_default = scorer_default
         self._kept = kept_verdicts or {}
@@ -119,7 +122,7 @@ class Scoring:
                 kept = self._settings if option == "client_options" else self.scorer_options
                 kept.setdefault(name, {})[option] = value
         self._fixed = tuple(criteria)
-        if not self._fixed and not scorer_default:
+        if not self._fixed and not scorer_default and not verdicts_given:
             raise ValueError("nothing to check: give criteria or a scorer_default")
         self._options = {c.name: self._options_of(c.scorer, c.options) for c in self._fixed}
         self._by_scorer: dict[str, Criterion] = {}
@@ -245,6 +248,7 @@ class Scoring:
         run: Trajectory,
         *,
         driven: Mapping[str, Score] | None = None,
+        verdicts: Sequence[Score] | None = None,
     ) -> CaseResult:
         """Score one run against its case.
 
@@ -253,6 +257,9 @@ class Scoring:
             run: What the agent did.
             driven: Verdicts of the checks that drive the agent, by criterion name (the live
                 runner's simulation and idempotency checks, or the verdicts a report kept).
+            verdicts: Verdicts given with the run (a benchmark's evaluators), each a part of
+                the combined verdict beside the configured criteria; given, a case is never
+                checked by its own scorer.
         """
         if run.error_kind in RUN_FAILURES:
             kind = ErrorKind(run.error_kind)
@@ -260,7 +267,12 @@ class Scoring:
         failed = self._failures.get(run.run_id or "")
         if failed is not None:
             return self.result(case, run, failed)
-        parts = [await self._check(c, case, run, driven) for c in self.criteria_for(case)]
+        criteria = self.criteria if verdicts is not None else self.criteria_for(case)
+        parts = [await self._check(c, case, run, driven) for c in criteria]
+        parts += verdicts or []
+        if not parts:
+            reason = "nothing to check: no criterion and no evaluator gave a verdict"
+            return self.result(case, run, Score.unscored("none", reason, {"reason": "no_verdict"}))
         if len(parts) == 1:
             return self.result(case, run, parts[0])
         return self.result(case, run, combine_scores(parts, self._weights), parts)

@@ -1,0 +1,779 @@
+"""The benchmark lifecycle: per task and repetition, set up an environment, a user, agents
+and evaluators; let the agents and the user talk; gather the traces; evaluate; report.
+
+A `Benchmark` names its parts in hooks (`setup_environment`, `setup_user`, `setup_agents`,
+`setup_evaluators`, `run_agents`, and optionally `evaluate` and `execution_loop`), with the
+names and arguments MASEval uses, so that a benchmark written for it runs here after an
+import change. Every (task, repetition) is a unit of assay's live runner: `num_workers`
+at a time, under a timeout that really ends a hung agent (`TaskProtocol.timeout_seconds`, or
+the benchmark's `timeout`), retried after a failure that is not the agent's
+(`TaskProtocol.max_retries`), and scored by the one scoring step from its evaluators'
+metrics (`Evaluator.verdict`).
+
+**Statuses** (`TaskExecutionStatus`), and how they count. A component raises `AgentError`,
+`EnvironmentError` or `UserError` to say whose fault a failure is:
+
+| status | when | assay's verdict |
+|---|---|---|
+| `success` | the task ran and was evaluated | the evaluators' verdicts |
+| `agent_error` | `AgentError` while the agents ran | `agent_error`: the agent's |
+| `unknown_execution_error` | any other exception then | `agent_error`: the agent's |
+| `task_timeout` | past the task's timeout | `timeout`: the agent's |
+| `environment_error` | `EnvironmentError` then | `infrastructure_error`, retried |
+| `user_error` | `UserError` then | `infrastructure_error`, retried |
+| `setup_failed` | a setup hook raised | `infrastructure_error` |
+| `evaluation_failed` | an evaluator raised | the check's `scorer_error` |
+
+An `infrastructure_error` is not the agent's fault: it is retried up to the task's
+`max_retries`, and counted apart from the agent's failures.
+
+None of them is ever a pass. With `fail_on_setup_error`, `fail_on_task_error` or
+`fail_on_evaluation_error`, the matching failure is raised from `run` instead (what is in
+flight is cancelled). Callbacks' errors are logged, never fatal.
+
+Example:
+    >>> from assay.benchmark import AgentAdapter, Environment, Evaluator, Task
+    >>> class Echo(AgentAdapter):
+    ...     def _run_agent(self, query):
+    ...         return query.upper()
+    >>> class Plain(Environment):
+    ...     def setup_state(self, data):
+    ...         return data
+    ...     def create_tools(self):
+    ...         return {}
+    >>> class Shouted(Evaluator):
+    ...     def filter_traces(self, traces):
+    ...         return traces
+    ...     def __call__(self, traces, final_answer=None):
+    ...         return {"passed": final_answer == final_answer.upper()}
+    >>> class Loud(Benchmark):
+    ...     def setup_environment(self, agent_data, task, seed_generator=None):
+    ...         return Plain(task.environment_data)
+    ...     def setup_agents(self, agent_data, environment, task, user, seed_generator=None):
+    ...         agent = Echo(None, "echo")
+    ...         return [agent], {"echo": agent}
+    ...     def setup_evaluators(self, environment, task, agents, user, seed_generator=None):
+    ...         return [Shouted(task, environment, user)]
+    ...     def run_agents(self, agents, task, environment, query):
+    ...         return agents[0].run(query)
+    >>> reports = Loud(n_task_repeats=2).run([Task("hello", id="t1")])
+    >>> [(r["task_id"], r["repeat_idx"], r["status"], r["eval"]) for r in reports]
+    [('t1', 0, 'success', [{'passed': True}]), ('t1', 1, 'success', [{'passed': True}])]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import enum
+import inspect
+import logging
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay._jsonable import dumps_lenient
+from assay._text import path_text, text_of
+from assay.benchmark.agent import AgentAdapter
+from assay.benchmark.environment import Environment
+from assay.benchmark.errors import AgentError, EnvironmentError, UserError
+from assay.benchmark.evaluator import Evaluator, verdict_of
+from assay.benchmark.seeding import SeedGenerator
+from assay.benchmark.task import Task, tasks_of
+from assay.benchmark.user import User
+from assay.live._loop import run_to_end
+from assay.live._threads import in_thread
+from assay.live.capture import TrajectoryCollector
+from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
+from assay.live.runner import RunSettings, Unit, UnitOutcome, UnitRunner
+from assay.records import Case, Trajectory
+from assay.reports.red_flags import RedFlagThresholds
+from assay.results import RUN_FAILURES, CaseResult, ErrorKind, RunSummary, Score
+from assay.schema.evalset import EvalCase
+from assay.scoring import Scoring
+
+__all__ = ["Benchmark", "BenchmarkCallback", "TaskExecutionStatus"]
+
+_log = logging.getLogger("assay.benchmark")
+
+
+class TaskExecutionStatus(enum.StrEnum):
+    """How a task repetition ended (see the module for how each counts)."""
+
+    SUCCESS = "success"
+    AGENT_ERROR = "agent_error"
+    ENVIRONMENT_ERROR = "environment_error"
+    USER_ERROR = "user_error"
+    TASK_TIMEOUT = "task_timeout"
+    UNKNOWN_EXECUTION_ERROR = "unknown_execution_error"
+    EVALUATION_FAILED = "evaluation_failed"
+    SETUP_FAILED = "setup_failed"
+
+
+_KIND_OF_STATUS = {
+    TaskExecutionStatus.AGENT_ERROR: ErrorKind.AGENT_ERROR,
+    TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR: ErrorKind.AGENT_ERROR,
+    TaskExecutionStatus.TASK_TIMEOUT: ErrorKind.TIMEOUT,
+    TaskExecutionStatus.ENVIRONMENT_ERROR: ErrorKind.INFRASTRUCTURE_ERROR,
+    TaskExecutionStatus.USER_ERROR: ErrorKind.INFRASTRUCTURE_ERROR,
+    TaskExecutionStatus.SETUP_FAILED: ErrorKind.INFRASTRUCTURE_ERROR,
+}
+_RETRIED = (TaskExecutionStatus.ENVIRONMENT_ERROR, TaskExecutionStatus.USER_ERROR)
+
+
+class BenchmarkCallback:
+    """Hooks called around a benchmark run, each a no-op until overridden. An exception in a
+    hook is logged and the run goes on."""
+
+    def on_run_start(self, benchmark: Benchmark) -> None:
+        """Before the first task."""
+
+    def on_run_end(self, benchmark: Benchmark, results: list[dict[str, Any]]) -> None:
+        """After the last task, with every report."""
+
+    def on_task_start(self, benchmark: Benchmark, task: Task) -> None:
+        """Before a task's first repetition."""
+
+    def on_task_end(self, benchmark: Benchmark, task: Task, result: dict[str, Any]) -> None:
+        """After a task's last repetition, with its report."""
+
+    def on_task_repeat_start(self, benchmark: Benchmark, task: Task, repeat_idx: int) -> None:
+        """Before one repetition."""
+
+    def on_task_repeat_end(self, benchmark: Benchmark, report: dict[str, Any]) -> None:
+        """After one repetition, with its report."""
+
+
+class _FatalError(Exception):
+    """A failure the benchmark was told to raise (a `fail_on_*` flag), carried out of the
+    repetition's thread."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+_registry: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "assay_benchmark_registry", default=None
+)
+
+
+@dataclass(slots=True)
+class _Repetition:
+    """What one repetition gave, before it is scored."""
+
+    status: TaskExecutionStatus = TaskExecutionStatus.SUCCESS
+    error: dict[str, Any] | None = None
+    final_answer: Any = None
+    traces: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    eval: list[dict[str, Any]] | None = None
+    names: list[str] = field(default_factory=list)
+    """The evaluators' names, in the order of `eval`."""
+    evaluators: list[Any] = field(default_factory=list)
+
+
+class Benchmark(ABC):
+    """A benchmark: subclass it, implement the setup hooks and `run_agents`, and `run` it on
+    tasks (see the module).
+
+    Args:
+        callbacks: `BenchmarkCallback`s.
+        n_task_repeats: Repetitions of each task (pass@k, pass^k, flaky tasks in the report).
+        max_invocations: Most calls of `run_agents` in one repetition: the user answers each
+            and the loop stops when the user is done.
+        num_workers: Repetitions run at once.
+        fail_on_setup_error: Raise a setup hook's exception instead of recording
+            `setup_failed`.
+        fail_on_task_error: Raise an exception of the agents, environment or user instead of
+            recording it.
+        fail_on_evaluation_error: Raise an evaluator's exception instead of recording
+            `evaluation_failed`.
+        seed: The global seed; each task and repetition derives its own (`SeedGenerator`).
+        timeout: Seconds one repetition may take where its task's protocol sets none.
+        name: The benchmark's name in the reports (default: its class name).
+    """
+
+    def __init__(
+        self,
+        *,
+        callbacks: Sequence[BenchmarkCallback] | None = None,
+        n_task_repeats: int = 1,
+        max_invocations: int = 1,
+        num_workers: int = 1,
+        fail_on_setup_error: bool = False,
+        fail_on_task_error: bool = False,
+        fail_on_evaluation_error: bool = False,
+        seed: int | None = None,
+        timeout: float | None = None,
+        name: str | None = None,
+        progress_bar: bool | str = False,
+    ) -> None:
+        if n_task_repeats < 1:
+            raise ValueError("n_task_repeats must be at least 1")
+        if max_invocations < 1:
+            raise ValueError("max_invocations must be at least 1")
+        self.callbacks = list(callbacks or [])
+        self.n_task_repeats = n_task_repeats
+        self.max_invocations = max_invocations
+        self.num_workers = num_workers
+        self.fail_on_setup_error = fail_on_setup_error
+        self.fail_on_task_error = fail_on_task_error
+        self.fail_on_evaluation_error = fail_on_evaluation_error
+        self.seed_generator = SeedGenerator(seed)
+        self.timeout = timeout
+        self.name = name or type(self).__name__
+        self.progress_bar = progress_bar
+        self.tasks: list[Task] = []
+        self.reports: list[dict[str, Any]] = []
+        """One report per task repetition, in task order then repetition order."""
+        self.results: list[CaseResult] = []
+        """The same runs as assay scored them, in the same order."""
+        self.summary: RunSummary | None = None
+        """The aggregate, when the run wrote a reports directory."""
+
+    # The hooks.
+
+    @abstractmethod
+    def setup_environment(
+        self, agent_data: dict[str, Any], task: Task, seed_generator: SeedGenerator
+    ) -> Environment:
+        """The task's environment."""
+
+    def setup_user(
+        self,
+        agent_data: dict[str, Any],
+        environment: Environment,
+        task: Task,
+        seed_generator: SeedGenerator,
+    ) -> User | None:
+        """The task's user, or None (the agents then get the task's query, once)."""
+        return None
+
+    @abstractmethod
+    def setup_agents(
+        self,
+        agent_data: dict[str, Any],
+        environment: Environment,
+        task: Task,
+        user: User | None,
+        seed_generator: SeedGenerator,
+    ) -> tuple[Sequence[AgentAdapter], Mapping[str, AgentAdapter]]:
+        """The agents to run, and every agent by name (for the traces)."""
+
+    @abstractmethod
+    def setup_evaluators(
+        self,
+        environment: Environment,
+        task: Task,
+        agents: Sequence[AgentAdapter],
+        user: User | None,
+        seed_generator: SeedGenerator,
+    ) -> Sequence[Evaluator]:
+        """The task's evaluators."""
+
+    @abstractmethod
+    def run_agents(
+        self,
+        agents: Sequence[AgentAdapter],
+        task: Task,
+        environment: Environment,
+        query: str,
+    ) -> Any:
+        """Run the agents on `query`; their final answer."""
+
+    def evaluate(
+        self,
+        evaluators: Sequence[Evaluator],
+        agents: Mapping[str, AgentAdapter],
+        final_answer: Any,
+        traces: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        """Each evaluator's metrics: its `filter_traces`, then its `__call__`."""
+        return [ev(ev.filter_traces(traces), final_answer) for ev in evaluators]
+
+    def execution_loop(
+        self,
+        agents: Sequence[AgentAdapter],
+        task: Task,
+        environment: Environment,
+        user: User | None,
+    ) -> Any:
+        """The agents and the user, turn by turn: the user opens (else the task's query),
+        answers each final answer, and the loop ends when the user is done or after
+        `max_invocations` calls of `run_agents`. The last final answer."""
+        query = user.get_initial_query() if user is not None else task.query
+        final: Any = None
+        for _ in range(self.max_invocations):
+            final = _resolved(self.run_agents(agents, task, environment, query))
+            if user is None:
+                break
+            query = user.respond(str(final) if final is not None else "")
+            if user.is_done():
+                break
+        return final
+
+    def register(self, category: str, name: str, component: Any) -> Any:
+        """Trace `component` (anything with `gather_traces()`) under `category` and `name`
+        in the current repetition; returns it."""
+        registry = _registry.get()
+        if registry is not None:
+            registry[f"{category}:{name}"] = (category, name, component)
+        return component
+
+    # Running.
+
+    def run(
+        self,
+        tasks: Task | Iterable[Task | Mapping[str, Any]],
+        agent_data: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        *,
+        reports_dir: str | Path | None = None,
+        resume: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Run every task `n_task_repeats` times; the reports, one per repetition, in task
+        order then repetition order (also in `reports`; assay's results in `results`).
+
+        Args:
+            tasks: Tasks, or their dicts.
+            agent_data: One dict for every task, or one per task in order.
+            reports_dir: When given, write assay's reports there as repetitions finish
+                (`results.jsonl`, a report per repetition, `_aggregate.json` with pass@k and
+                pass^k); with `resume`, keep the repetitions that finished there and run the
+                others.
+
+        Raises:
+            ValueError: tasks with one id, or `agent_data` of another length.
+            Exception: a failure a `fail_on_*` flag asked to raise.
+        """
+        limit = self.timeout
+        return run_to_end(self.run_async(tasks, agent_data, reports_dir=reports_dir,
+                                         resume=resume), block_limit_s=limit)
+
+    async def run_async(
+        self,
+        tasks: Task | Iterable[Task | Mapping[str, Any]],
+        agent_data: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        *,
+        reports_dir: str | Path | None = None,
+        resume: bool = False,
+    ) -> list[dict[str, Any]]:
+        """`run`, from a running event loop."""
+        self.tasks = tasks_of(tasks)
+        data = _agent_data(agent_data, self.tasks)
+        runner = _Lifecycle(self, data)
+        units = runner.units(self.tasks)
+        self.reports, self.results = [], []
+        self._invoke("on_run_start", self)
+        if reports_dir is None:
+            outcomes = await runner.run_all(units, runner.done)
+        else:
+            outcomes = await runner.run_into(Path(reports_dir), units, resume)
+        self.reports = [o.report for o in outcomes]
+        self.results = [o.outcome.result for o in outcomes]
+        self._invoke("on_run_end", self, self.reports)
+        return self.reports
+
+    def _invoke(self, hook: str, *args: Any) -> None:
+        """Call `hook` on every callback; an exception is logged, never raised."""
+        for callback in self.callbacks:
+            method = getattr(callback, hook, None)
+            if method is None:
+                continue
+            try:
+                method(*args)
+            except Exception:
+                _log.exception("callback %s.%s() failed", type(callback).__name__, hook)
+
+
+@dataclass(slots=True)
+class _Done:
+    """A finished repetition: its report (the MASEval shape) and assay's outcome."""
+
+    report: dict[str, Any]
+    outcome: UnitOutcome
+
+
+class _Lifecycle(UnitRunner[Unit, _Done]):
+    """The benchmark's repetitions as units of the live runner."""
+
+    def __init__(self, benchmark: Benchmark, agent_data: dict[str, dict[str, Any]]) -> None:
+        super().__init__(
+            RunSettings(concurrency=max(1, benchmark.num_workers), timeout_s=benchmark.timeout)
+        )
+        self.benchmark = benchmark
+        self.agent_data = agent_data
+        self.scoring = Scoring(verdicts_given=True)  # the evaluators give them
+        self._tasks: dict[str, Task] = {}
+        self._left_in_task: dict[str, int] = {}
+
+    def units(self, tasks: Sequence[Task]) -> list[Unit]:
+        """Every (task, repetition), task by task."""
+        count = self.benchmark.n_task_repeats
+        units = []
+        for task in tasks:
+            self._tasks[task.id] = task
+            self._left_in_task[task.id] = count
+            # The whole task goes into evalset.jsonl: a task changed since is run again on
+            # resume.
+            case = EvalCase.model_validate(
+                {"eval_id": task.id, "user_query": task.query, "task": task.to_dict()}
+            )
+            for k in range(1, count + 1):
+                run_id = task.id if count == 1 else f"{task.id}#{k}"
+                units.append(Unit(case, k, run_id, count))
+        return units
+
+    async def run_unit(self, unit: Unit) -> _Done:
+        task = self._tasks[unit.case.eval_id]
+        repeat_idx = unit.repeat - 1
+        if repeat_idx == 0:
+            self.benchmark._invoke("on_task_start", self.benchmark, task)
+        self.benchmark._invoke("on_task_repeat_start", self.benchmark, task, repeat_idx)
+        attempts = 0
+        while True:
+            attempts += 1
+            collector = TrajectoryCollector()
+            started = time.perf_counter()
+            done = await self._repetition(task, repeat_idx, collector)
+            retry = attempts <= task.protocol.max_retries and done.status in _RETRIED
+            if not retry:
+                break
+        duration_ms = (time.perf_counter() - started) * 1000.0
+        report = _report(task, repeat_idx, done)
+        outcome = await self._scored(unit, task, done, collector, duration_ms, attempts)
+        finished = _Done(report, outcome)
+        self.benchmark._invoke("on_task_repeat_end", self.benchmark, report)
+        self._left_in_task[task.id] -= 1
+        if self._left_in_task[task.id] == 0:
+            self.benchmark._invoke("on_task_end", self.benchmark, task, report)
+        return finished
+
+    async def done(self, finished: _Done) -> None:
+        """Nothing to save when no reports directory was asked for."""
+
+    async def _repetition(
+        self, task: Task, repeat_idx: int, collector: TrajectoryCollector
+    ) -> _Repetition:
+        """Run one repetition's hooks in a thread of its own, under the task's deadline."""
+        registry: dict[str, Any] = {}
+        timeout = task.protocol.timeout_seconds or self.benchmark.timeout
+
+        async def work() -> _Repetition:
+            return await in_thread(self._hooks, task, repeat_idx, registry)
+
+        ended = await self._bounded(work(), collector, timeout_s=timeout)
+        if ended.timed_out:
+            done = _Repetition(
+                TaskExecutionStatus.TASK_TIMEOUT,
+                {
+                    "error_type": "TaskTimeoutError",
+                    "error_message": f"the task ran past its timeout of {timeout:g} s",
+                    "traceback": "",
+                    "timeout": timeout,
+                },
+            )
+            done.traces = _gather(registry, "gather_traces")
+            done.config = _gather(registry, "gather_config")
+            return done
+        if isinstance(ended.failure, _FatalError):
+            raise ended.failure.error
+        if ended.failure is not None:  # the thread itself failed: not a hook's doing
+            return _Repetition(
+                TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR, _error_of(ended.failure)
+            )
+        assert ended.value is not None
+        return ended.value
+
+    def _hooks(self, task: Task, repeat_idx: int, registry: dict[str, Any]) -> _Repetition:
+        """The repetition, in its own thread: setup, the execution loop, traces, evaluation."""
+        bench = self.benchmark
+        _registry.set(registry)
+        seeds = bench.seed_generator.for_task(task.id).for_repetition(repeat_idx)
+        data = self.agent_data.get(task.id, {})
+        done = _Repetition()
+        try:
+            environment = bench.setup_environment(data, task, seed_generator=seeds)
+            user = bench.setup_user(data, environment, task, seed_generator=seeds)
+            agents_to_run, agents = bench.setup_agents(
+                data, environment, task, user, seed_generator=seeds
+            )
+            evaluators = list(
+                bench.setup_evaluators(environment, task, agents_to_run, user, seed_generator=seeds)
+            )
+        except Exception as exc:
+            if bench.fail_on_setup_error:
+                raise _FatalError(exc) from exc
+            return _Repetition(TaskExecutionStatus.SETUP_FAILED, _error_of(exc))
+        bench.register("environment", "env", environment)
+        if isinstance(environment, Environment):  # each tool's invocations, by its name
+            for name, tool in environment.get_tools().items():
+                bench.register("tools", name, tool)
+        if user is not None:
+            bench.register("user", "user", user)
+        for name, agent in dict(agents).items():
+            bench.register("agents", name, agent)
+        try:
+            done.final_answer = bench.execution_loop(agents_to_run, task, environment, user)
+        except Exception as exc:
+            if bench.fail_on_task_error:
+                raise _FatalError(exc) from exc
+            done.status = _status_of(exc)
+            done.error = _error_of(exc)
+        done.traces = _gather(registry, "gather_traces")
+        done.config = _gather(registry, "gather_config")
+        done.evaluators = evaluators
+        done.names = _names(evaluators)
+        if done.status is TaskExecutionStatus.SUCCESS:
+            try:
+                done.eval = list(bench.evaluate(evaluators, dict(agents), done.final_answer,
+                                                done.traces))
+            except Exception as exc:
+                if bench.fail_on_evaluation_error:
+                    raise _FatalError(exc) from exc
+                done.status = TaskExecutionStatus.EVALUATION_FAILED
+                done.error = _error_of(exc)
+        return done
+
+    async def _scored(
+        self,
+        unit: Unit,
+        task: Task,
+        done: _Repetition,
+        collector: TrajectoryCollector,
+        duration_ms: float,
+        attempts: int,
+    ) -> UnitOutcome:
+        """The repetition through the one scoring step: its evaluators' verdicts."""
+        kind = _KIND_OF_STATUS.get(done.status)
+        message = None if done.error is None else done.error.get("error_message")
+        run = Trajectory(
+            run_id=unit.run_id,
+            scenario_id=task.id,
+            runner=self.benchmark.name,
+            question=task.query,
+            answer=_answer_text(done.final_answer),
+            steps=collector.to_steps(),
+            usage=collector.usage(),
+            duration_ms=round(duration_ms, 3),
+            source=f"benchmark {self.benchmark.name}: {unit.run_id}",
+            error=None if kind is None else f"{done.status}: {message}"[:1000],
+            repeat=unit.repeat if unit.of > 1 else None,
+        )
+        run.error_kind = kind
+        verdicts: list[Score] = []
+        if done.status is TaskExecutionStatus.EVALUATION_FAILED:
+            verdicts.append(
+                Score.error("evaluation", f"evaluation_failed: {message}"[:500],
+                            {"reason": ErrorKind.SCORER_ERROR})
+            )
+        for index, metrics in enumerate(done.eval or []):
+            name = done.names[index] if index < len(done.names) else f"evaluator_{index + 1}"
+            evaluator = done.evaluators[index] if index < len(done.evaluators) else None
+            verdicts.append(_verdict(evaluator, name, metrics))
+        case = Case(id=task.id, question=task.query)
+        result = await self.scoring.score_case(case, run, verdicts=verdicts)
+        return UnitOutcome(unit, run, result, collector, kind, attempts)
+
+    async def run_into(self, directory: Path, units: list[Unit], resume: bool) -> list[_Done]:
+        """Run the units not finished in `directory` yet, saving each as it ends; the reports
+        of every unit, kept ones read back."""
+        cases = list({unit.case.eval_id: unit.case for unit in units}.values())
+        reports = LiveReports(
+            directory,
+            resume=resume,
+            cases=cases,
+            keys=[unit.key for unit in units],
+            settings=self.scoring.document(),
+        )
+        finished: dict[Any, _Done] = {}
+        interrupted = True
+        with reports:
+            reports.write_cases(cases)
+            todo = [unit for unit in units if unit.key not in reports.finished]
+
+            def save(done: _Done) -> None:
+                reports.save(done.outcome)
+                finished[done.outcome.unit.key] = done
+
+            try:
+                await self.run_all(todo, save)
+                interrupted = False
+            finally:
+                self.benchmark.summary = reports.finish(
+                    units,
+                    cases=len(cases),
+                    weights={},
+                    interrupted=interrupted,
+                    options=_options(self.benchmark, directory, units, len(cases)),
+                    scorers=[],
+                    problems=[],
+                )
+        result: list[_Done] = []
+        for unit in units:
+            if unit.key in finished:
+                result.append(finished[unit.key])
+            elif unit.key in reports.results:
+                kept = reports.results[unit.key]
+                reason = kept.score.details.get("reason")
+                failed = kept.score.status.value == "error" and reason in RUN_FAILURES
+                report = {
+                    "task_id": unit.case.eval_id,
+                    "repeat_idx": unit.repeat - 1,
+                    "status": str(reason) if failed else TaskExecutionStatus.SUCCESS.value,
+                    "error": {"error_type": str(reason), "error_message": kept.score.rationale}
+                    if failed
+                    else None,
+                    "traces": {},
+                    "config": {},
+                    "usage": None,
+                    "eval": None,
+                    "task": {"query": unit.case.user_query},
+                    "kept": True,
+                }
+                run = Trajectory(run_id=unit.run_id, scenario_id=unit.case.eval_id)
+                outcome = UnitOutcome(unit, run, kept, TrajectoryCollector())
+                result.append(_Done(report, outcome))
+        return result
+
+
+def _verdict(evaluator: Any, name: str, metrics: Any) -> Score:
+    try:
+        if isinstance(evaluator, Evaluator):
+            score = evaluator.verdict(metrics)
+            score.scorer = name
+            return score
+        return verdict_of(name, metrics)
+    except Exception as exc:  # an override of `verdict` that raised: the check's error
+        return Score.error(name, f"verdict raised {type(exc).__name__}: {text_of(exc)}"[:500],
+                           {"reason": ErrorKind.SCORER_ERROR})
+
+
+def _names(evaluators: Sequence[Any]) -> list[str]:
+    """The evaluators' names, a second of one name numbered (`ToolUsage#2`)."""
+    seen: dict[str, int] = {}
+    names = []
+    for evaluator in evaluators:
+        base = getattr(evaluator, "name", None) or type(evaluator).__name__
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return names
+
+
+def _status_of(exc: BaseException) -> TaskExecutionStatus:
+    if isinstance(exc, AgentError):
+        return TaskExecutionStatus.AGENT_ERROR
+    if isinstance(exc, EnvironmentError):
+        return TaskExecutionStatus.ENVIRONMENT_ERROR
+    if isinstance(exc, UserError):
+        return TaskExecutionStatus.USER_ERROR
+    return TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR
+
+
+def _error_of(exc: BaseException) -> dict[str, Any]:
+    error: dict[str, Any] = {
+        "error_type": type(exc).__name__,
+        "error_message": text_of(exc),
+        "traceback": "".join(traceback.format_exception(exc))[-4000:],
+    }
+    component = getattr(exc, "component", None)
+    if component is not None:
+        error["component"] = component
+        error["details"] = getattr(exc, "details", {})
+    return error
+
+
+def _gather(registry: dict[str, Any], method: str) -> dict[str, Any]:
+    """The registered components' traces (or configs) by category: `environment` and `user`
+    as one dict each, the others by name; a component whose gathering raises leaves an
+    error entry."""
+    gathered: dict[str, Any] = {"metadata": {"timestamp": time.time(),
+                                             "total_components": len(registry)}}
+    for category, name, component in list(registry.values()):
+        gather = getattr(component, method, None)
+        if gather is None:
+            continue
+        try:
+            value = gather()
+        except Exception as exc:
+            value = {"error": f"failed to gather: {text_of(exc)}", "error_type": type(exc).__name__}
+        if category in ("environment", "user"):
+            gathered[category] = value
+        else:
+            gathered.setdefault(category, {})[name] = value
+    return gathered
+
+
+def _report(task: Task, repeat_idx: int, done: _Repetition) -> dict[str, Any]:
+    """The repetition's report, in MASEval's shape."""
+    return {
+        "task_id": task.id,
+        "repeat_idx": repeat_idx,
+        "status": done.status.value,
+        "error": done.error,
+        "traces": done.traces,
+        "config": done.config,
+        "usage": None,
+        "eval": done.eval,
+        "task": {"query": task.query, "metadata": dict(task.metadata),
+                 "protocol": task.protocol.to_dict()},
+    }
+
+
+def _answer_text(answer: Any) -> str | None:
+    if answer is None or isinstance(answer, str):
+        return answer
+    return dumps_lenient(answer).decode()
+
+
+def _resolved(value: Any) -> Any:
+    """`value`, awaited first when an async agent gave an awaitable (in the repetition's
+    thread, on a loop of its own)."""
+    if inspect.isawaitable(value):
+
+        async def wait() -> Any:
+            return await value
+
+        return asyncio.run(wait())
+    return value
+
+
+def _agent_data(
+    agent_data: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, tasks: Sequence[Task]
+) -> dict[str, dict[str, Any]]:
+    if agent_data is None or isinstance(agent_data, Mapping):
+        return {task.id: dict(agent_data or {}) for task in tasks}
+    items = list(agent_data)
+    if len(items) != len(tasks):
+        raise ValueError(
+            f"agent_data has {len(items)} entries for {len(tasks)} tasks: give one per task, "
+            "or one dict for all"
+        )
+    return {task.id: dict(item) for task, item in zip(tasks, items, strict=True)}
+
+
+def _options(
+    benchmark: Benchmark, directory: Path, units: Sequence[Unit], tasks: int
+) -> dict[str, Any]:
+    """What the aggregate records of the run (`options`)."""
+    return {
+        "trajectories": path_text(directory / RUNS_FILE),
+        "scenarios": [path_text(directory / EVALSET_FILE)],
+        "reports_dir": path_text(directory),
+        "scorers": [],
+        "red_flag_thresholds": RedFlagThresholds().to_report(),
+        "live": {
+            "benchmark": benchmark.name,
+            "tasks": tasks,
+            "repeat": benchmark.n_task_repeats,
+            "concurrency": benchmark.num_workers,
+            "timeout_s": benchmark.timeout,
+            "max_invocations": benchmark.max_invocations,
+            "seed": benchmark.seed_generator.global_seed,
+            "units": len(units),
+        },
+    }
