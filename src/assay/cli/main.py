@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from assay.cli import bench as bench_command
 from assay.cli import cache as cache_command
 from assay.cli import compare as compare_command
 from assay.cli import convert as convert_command
@@ -28,6 +29,7 @@ from assay.exit_codes import ExitCode
 _SUBCOMMANDS = {
     "evaluate": evaluate_command,
     "run": run_command,
+    "bench": bench_command,
     "rescore": rescore_command,
     "report": report_command,
     "compare": compare_command,
@@ -38,7 +40,7 @@ _SUBCOMMANDS = {
 }
 
 
-_RUNS_AGENTS = frozenset({"run"})
+_RUNS_AGENTS = frozenset({"run", "bench"})
 """The commands that run the user's agent: it gets no standard input (`withhold_stdin`)."""
 
 

@@ -1,0 +1,189 @@
+"""`assay bench`: run a benchmark (an `assay.benchmark.Benchmark` subclass) over its tasks,
+and write the reports `assay run` writes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from assay._text import path_text
+from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli.messages import error
+from assay.exit_codes import ExitCode
+
+DESCRIPTION = """\
+Run a benchmark: for every task and repetition, set up its environment, user, agents and
+evaluators, let them run, and score the repetition from its evaluators' metrics. Writes the
+reports `assay run` writes (results.jsonl, a report per repetition, _aggregate.json with
+pass@k, pass^k and flaky tasks, runs.jsonl).
+
+BENCHMARK is module:attribute or path/to/file.py:attribute naming a subclass of
+assay.benchmark.Benchmark. TASKS is a JSON file (a list of tasks, or an object with a `data`
+or `tasks` list) or a JSONL file, each task with a `query` and optionally an `id`,
+`environment_data`, `user_data`, `evaluation_data`, `metadata` and `protocol`
+(`timeout_seconds`, `max_retries`).
+"""
+
+EPILOG = """examples:
+  assay bench examples/benchmark/bank.py:BankBenchmark examples/benchmark/tasks.jsonl --repeat 3
+  assay bench my_bench:Bench tasks.json --agent-data agent.json --workers 8 --timeout 60
+
+exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing or unusable
+input (benchmark, tasks, agent data), 4 internal error or interrupted.
+"""
+
+
+def add_parser(commands: Any, name: str) -> None:
+    """Register the subcommand on the `assay` parser."""
+    parser = commands.add_parser(
+        name,
+        help="run a benchmark (environment, user, agents, evaluators) over its tasks",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    configure(parser)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of `bench` to a parser."""
+    from assay.cli.run import _seconds, _whole
+
+    parser.add_argument(
+        "benchmark", metavar="BENCHMARK", help="module:attribute or file.py:attribute"
+    )
+    parser.add_argument("tasks", metavar="TASKS", type=Path, help="the tasks file")
+    parser.add_argument(
+        "--agent-data",
+        type=Path,
+        metavar="FILE",
+        help="a JSON file of what the agents are set up with: one object for every task, or "
+        "a list with one per task",
+    )
+    parser.add_argument(
+        "--repeat", type=_whole(1), default=1, metavar="K",
+        help="run every task K times: pass@k, pass^k and flaky tasks in the report",
+    )
+    parser.add_argument(
+        "--workers", type=_whole(1), default=1, metavar="N",
+        help="task repetitions run at once (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--timeout", type=_seconds, default=None, metavar="S",
+        help="seconds one repetition may take where its task sets none; past it the agents "
+        "are left behind and the repetition is a task_timeout (default: no limit)",
+    )
+    parser.add_argument(
+        "--reports-dir", default=Path("reports"), type=Path, metavar="DIR",
+        help="where reports are written (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="keep the repetitions that finished in --reports-dir and run only the others",
+    )
+    add_fail_under(parser)
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
+    parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("-v", "--verbose", action="store_true", help="say more")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the benchmark described by `args`; returns the exit code."""
+    from assay.cli._junit import refused_outputs, write_junit_file
+    from assay.cli.report import html_after_evaluate
+    from assay.reports.console import print_summary
+
+    if args.reports_dir.exists() and not args.reports_dir.is_dir():
+        error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
+        return ExitCode.INPUT_ERROR
+    refused = refused_outputs(args.reports_dir, junit=args.junit, html=args.html)
+    if refused is not None:
+        error(refused)
+        return ExitCode.INPUT_ERROR
+    loaded = _load(args)
+    if loaded is None:
+        return ExitCode.INPUT_ERROR
+    benchmark, tasks, agent_data = loaded
+    try:
+        benchmark.run(tasks, agent_data, reports_dir=args.reports_dir, resume=args.resume)
+    except KeyboardInterrupt:
+        error(
+            "interrupted; the repetitions that finished are saved in "
+            f"{path_text(args.reports_dir)} (run again with --resume to finish)"
+        )
+        return ExitCode.INTERNAL_ERROR
+    except ValueError as exc:  # tasks or agent data that do not fit, a resume refused
+        error(str(exc))
+        return ExitCode.INPUT_ERROR
+    except OSError as exc:
+        error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        return ExitCode.INPUT_ERROR
+    except Exception as exc:  # a fail_on_* flag's failure, or assay's own
+        if args.verbose:
+            raise
+        error(f"{type(exc).__name__}: {exc} (run with -v for the traceback)")
+        return ExitCode.INTERNAL_ERROR
+    summary = benchmark.summary
+    assert summary is not None  # written by every run into a reports directory
+    if not args.quiet:
+        print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+    if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
+        return junit_failed
+    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
+        return ExitCode.INPUT_ERROR
+    below = below_fail_under(summary, args.fail_under)
+    if below is not None:
+        error(below)
+        return ExitCode.THRESHOLD_NOT_MET
+    return ExitCode.OK
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, Any, Any] | None:
+    """The benchmark (built with the command's settings), its tasks and agent data; None
+    (the problem said) when one cannot be had."""
+    import orjson
+
+    from assay.benchmark import Benchmark, load_tasks
+    from assay.live.loading import AgentLoadError, load_agent
+
+    try:
+        found = load_agent(args.benchmark)
+    except AgentLoadError as exc:
+        error(str(exc))
+        return None
+    if not (isinstance(found, type) and issubclass(found, Benchmark)):
+        error(f"{args.benchmark}: not a subclass of assay.benchmark.Benchmark")
+        return None
+    try:
+        tasks = load_tasks(args.tasks)
+    except (OSError, ValueError) as exc:
+        error(f"{path_text(args.tasks)}: {exc}")
+        return None
+    if not tasks:
+        error(f"{path_text(args.tasks)}: no tasks")
+        return None
+    agent_data: Any = None
+    if args.agent_data is not None:
+        try:
+            agent_data = orjson.loads(args.agent_data.read_bytes())
+        except (OSError, orjson.JSONDecodeError) as exc:
+            error(f"{path_text(args.agent_data)}: {exc}")
+            return None
+        if not isinstance(agent_data, dict | list):
+            error(f"{path_text(args.agent_data)}: not an object or a list of objects")
+            return None
+    try:
+        benchmark = found(
+            n_task_repeats=args.repeat, num_workers=args.workers, timeout=args.timeout
+        )
+    except TypeError as exc:
+        error(f"{args.benchmark}: cannot be built with the command's settings: {exc}")
+        return None
+    if sys.stderr is not None and args.verbose:
+        print(f"{len(tasks)} tasks, {args.repeat} repetitions each", file=sys.stderr)
+    return benchmark, tasks, agent_data
