@@ -378,3 +378,37 @@ def test_the_run_keeps_going_while_a_thread_is_left_behind() -> None:
     before = threading.active_count()
     Sums().run([_task("hang 1 2", timeout_seconds=0.2)])
     assert threading.active_count() >= before  # the hung agent's thread is left, not joined
+
+
+def test_a_model_played_user_talks_through_assays_model_client(chat_server: Any) -> None:
+    from assay.benchmark import LLMUser
+    from assay.models import OpenAICompatibleClient
+    from chat_server import Reply
+
+    def client() -> Any:
+        return OpenAICompatibleClient(chat_server.base_url, max_retries=0)
+
+    queries: list[str] = []
+
+    class Talk(Sums):
+        def setup_user(self, agent_data: dict[str, Any], environment: Environment, task: Task,
+                       seed_generator: Any = None) -> User | None:
+            return LLMUser("a customer adding numbers", model="local/user", goals=["a sum"],
+                           initial_query=task.query, client_factory=client)
+
+        def run_agents(self, agents: Any, task: Task, environment: Environment,
+                       query: str) -> Any:
+            queries.append(query)
+            return agents[0].run(query)
+
+    chat_server.enqueue(Reply.ok({"message": "add 4 4", "done": False}),
+                        Reply.ok({"message": "", "done": True}))
+    [report] = Talk(max_invocations=5).run([_task()])
+    assert report["status"] == "success" and queries == ["add 2 3", "add 4 4"]
+    user = report["traces"]["user"]
+    assert user["stopped_by_user"] is True and user["simulated_user"]["calls"] == 2
+    chat_server.enqueue(Reply.error(500))
+    [failed] = Talk(max_invocations=5).run([_task()])
+    assert failed["status"] == "user_error" and "simulated user call failed" in (
+        failed["error"]["error_message"]
+    )

@@ -17,7 +17,7 @@ from assay.benchmark.errors import AgentError, BenchmarkError, EnvironmentError,
 from assay.benchmark.evaluator import Evaluator, verdict_of
 from assay.benchmark.seeding import SeedGenerator
 from assay.benchmark.task import Task, TaskProtocol, load_tasks, tasks_of
-from assay.benchmark.user import ScriptedUser, User
+from assay.benchmark.user import LLMUser, ScriptedUser, User
 
 __all__ = [
     "AgentAdapter",
@@ -28,6 +28,7 @@ __all__ = [
     "Environment",
     "EnvironmentError",
     "Evaluator",
+    "LLMUser",
     "RecordedTool",
     "ScriptedUser",
     "SeedGenerator",

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["ScriptedUser", "User"]
+__all__ = ["LLMUser", "ScriptedUser", "User"]
 
 
 class User(ABC):
@@ -98,4 +98,113 @@ class ScriptedUser(User):
             "turns_used": self._said,
             "max_turns": self.max_turns,
             "stopped_by_user": self._stopped,
+        }
+
+
+class LLMUser(User):
+    """A user a model plays: its persona and goals, asked through assay's model client (the
+    same as the live `simulation` check: cache, limits, budget), one message at a time. It
+    is done when the model says so (`"done": true`), after `max_turns` messages (the initial
+    one included), or when its reply holds `stop_token`. A user model that fails raises
+    `UserError` (the repetition is then a `user_error`, not the agent's fault).
+
+    Args:
+        persona: Who the user is and what they want.
+        model: The user model, `provider/model`.
+        goals: What the user wants done (shown to the model).
+        initial_query: The first message as written (else the model writes it).
+        max_turns: Most messages of the user.
+        stop_token: Text that ends the conversation when the user's message holds it.
+        client_factory: Makes the model client (default: from `model` and
+            `client_options`, as the judges' flags make theirs).
+        client_options: `base_url`, `api_key`, `cache`, `budget`, ... for the default client.
+    """
+
+    def __init__(
+        self,
+        persona: str,
+        *,
+        model: str,
+        goals: Sequence[str] = (),
+        initial_query: str | None = None,
+        max_turns: int = 5,
+        stop_token: str | None = None,
+        client_factory: Callable[[], Any] | None = None,
+        **client_options: Any,
+    ) -> None:
+        from assay.live.checks.simulation import SimulationOutcome, SimulationSpec
+
+        self.spec = SimulationSpec(
+            persona=persona, goals=tuple(goals), max_turns=max_turns, model=model
+        )
+        self.initial_query = initial_query
+        self.stop_token = stop_token
+        self.outcome = SimulationOutcome([], 0, "max_turns", model)
+        if client_factory is None:
+            from assay.scorers._judge_client import default_client_factory
+
+            client_factory = default_client_factory(model, **client_options)
+        self._client_factory = client_factory
+        self._done = False
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation so far."""
+        return self.outcome.conversation
+
+    def get_initial_query(self) -> str:
+        message = self.initial_query if self.initial_query is not None else self._ask()
+        return self._say(message)
+
+    def respond(self, message: str) -> str:
+        self.messages.append({"role": "assistant", "content": message})
+        if self.is_done():
+            return ""
+        return self._say(self._ask())
+
+    def is_done(self) -> bool:
+        said = sum(1 for m in self.messages if m["role"] == "user")
+        return self._done or said >= self.spec.max_turns
+
+    def _say(self, message: str) -> str:
+        if self.stop_token is not None and self.stop_token in message:
+            self._done = True
+            message = message.replace(self.stop_token, "").strip()
+        self.messages.append({"role": "user", "content": message})
+        return message
+
+    def _ask(self) -> str:
+        """The model's next message for the user (its thread has no event loop running: one
+        of its own for the call)."""
+        import asyncio
+
+        from assay.benchmark.errors import UserError
+        from assay.live.checks.simulation import next_user_message
+
+        async def ask() -> dict[str, Any] | None:
+            client = self._client_factory()
+            try:
+                return await next_user_message(client, self.spec, self.outcome)
+            finally:
+                close = getattr(client, "aclose", None)
+                if close is not None:
+                    await close()
+
+        said = asyncio.run(ask())
+        if said is None:
+            raise UserError(self.outcome.error or "the user model gave no reply",
+                            component="user", details={"kind": self.outcome.error_kind})
+        if said["done"]:
+            self._done = True
+            return ""
+        return str(said["message"])
+
+    def gather_traces(self) -> dict[str, Any]:
+        return {
+            **super().gather_traces(),
+            "messages": list(self.messages),
+            "message_count": len(self.messages),
+            "max_turns": self.spec.max_turns,
+            "stopped_by_user": self._done,
+            **self.outcome.details(),
         }

@@ -60,6 +60,7 @@ __all__ = [
     "SimulationOutcome",
     "SimulationSpec",
     "judge_goals",
+    "next_user_message",
     "run_simulation",
     "simulate",
 ]
@@ -213,7 +214,7 @@ async def simulate(
         if turn == 0 and spec.first_message is not None:
             message = spec.first_message
         else:
-            said = await _user_says(client, spec, outcome)
+            said = await next_user_message(client, spec, outcome)
             if said is None:
                 outcome.stop_reason = "user_error"
                 return outcome
@@ -243,11 +244,12 @@ def _close_turn(collector: TrajectoryCollector, turn: int, content: str) -> None
         collector.record_model_call(content)
 
 
-async def _user_says(
+async def next_user_message(
     client: ModelClient, spec: SimulationSpec, outcome: SimulationOutcome
 ) -> dict[str, Any] | None:
-    """The user model's next `{"message", "done"}`, with one repair attempt; None (the
-    failure recorded in `outcome`) when there is none."""
+    """The user model's next `{"message", "done"}` after `outcome.conversation`, with one
+    repair attempt; None (the failure recorded in `outcome`) when there is none. What the
+    live simulation check and a benchmark's `LLMUser` ask the user model."""
     goals = "\n".join(f"- {goal}" for goal in spec.goals) or "- (none given beyond the persona)"
     about = f"The user: {spec.persona.strip()}\n\nThe user's goals:\n{goals}"
     if outcome.conversation:
