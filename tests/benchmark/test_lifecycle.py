@@ -412,3 +412,28 @@ def test_a_model_played_user_talks_through_assays_model_client(chat_server: Any)
     assert failed["status"] == "user_error" and "simulated user call failed" in (
         failed["error"]["error_message"]
     )
+
+
+def test_registered_scorers_check_benchmark_tasks() -> None:
+    from assay.benchmark import ScorerEvaluator
+
+    class Checked(Sums):
+        def setup_evaluators(self, environment: Environment, task: Task, agents: Any,
+                             user: User | None, seed_generator: Any = None) -> Any:
+            return [ScorerEvaluator(task, environment, user, scorer="static_json"),
+                    ScorerEvaluator(task, environment, user, scorer="tool_name_match")]
+
+    task = Task("add 2 3", id="t", evaluation_data={
+        "expected_answer": "5", "expected_tools": ["calculator"]})
+    bench = Checked()
+    [report] = bench.run([task])
+    assert [(m["score"], m["passed"]) for m in report["eval"]] == [(1.0, True), (1.0, True)]
+    assert bench.results[0].score.passed is True
+    assert [p.scorer for p in bench.results[0].scores] == ["static_json", "tool_name_match"]
+    [wrong] = Checked().run([task], {"tool": "math_api"})
+    assert [m["passed"] for m in wrong["eval"]] == [True, False]
+    bad = Task("add 2 3", id="b", evaluation_data={"expected_tools": ["calculator"]})
+    [failed] = Checked().run([bad])
+    assert failed["status"] == "evaluation_failed" and "static_json" in (
+        failed["error"]["error_message"]
+    )

@@ -15,6 +15,7 @@ from assay.benchmark.benchmark import Benchmark, BenchmarkCallback, TaskExecutio
 from assay.benchmark.environment import Environment, RecordedTool
 from assay.benchmark.errors import AgentError, BenchmarkError, EnvironmentError, UserError
 from assay.benchmark.evaluator import Evaluator, verdict_of
+from assay.benchmark.scorer_evaluator import ScorerEvaluator
 from assay.benchmark.seeding import SeedGenerator
 from assay.benchmark.task import Task, TaskProtocol, load_tasks, tasks_of
 from assay.benchmark.user import LLMUser, ScriptedUser, User
@@ -30,6 +31,7 @@ __all__ = [
     "Evaluator",
     "LLMUser",
     "RecordedTool",
+    "ScorerEvaluator",
     "ScriptedUser",
     "SeedGenerator",
     "Task",

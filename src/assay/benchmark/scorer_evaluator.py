@@ -1,0 +1,83 @@
+"""Any registered scorer as a benchmark evaluator, so that the catalog (`static_json`,
+`trajectory`, `tool_match`, the judges, ...) checks benchmark tasks too.
+
+The task's `evaluation_data` is the ground truth, under the names of a case's fields
+(`expected_answer`, `expected_tools`, `expected_trajectory`, ...); the run is the agents'
+final answer and the tool invocations of the traces, in the order they were made.
+
+Example:
+    >>> from assay.benchmark import Task
+    >>> task = Task("What is 6 x 7?", evaluation_data={"expected_answer": "42"})
+    >>> check = ScorerEvaluator(task, None, scorer="static_json")
+    >>> metrics = check(check.filter_traces({}), final_answer="42")
+    >>> metrics["score"], metrics["passed"]
+    (1.0, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from assay.benchmark.evaluator import Evaluator
+from assay.records import Case, Step, ToolCall, Trajectory
+from assay.results import Score, ScoreStatus
+
+__all__ = ["ScorerEvaluator"]
+
+_CASE_FIELDS = {f.name for f in dataclasses.fields(Case)} - {"id", "question"}
+
+
+class ScorerEvaluator(Evaluator):
+    """Checks a task repetition with the registered scorer `scorer` (and its `options`)."""
+
+    def __init__(
+        self, task: Any, environment: Any, user: Any = None, *, scorer: str, **options: Any
+    ) -> None:
+        super().__init__(task, environment, user)
+        from assay.scorers.registry import create_scorer
+
+        self.scorer_name = scorer
+        self.scorer = create_scorer(scorer, **options)
+
+    @property
+    def name(self) -> str:
+        return self.scorer_name
+
+    def filter_traces(self, traces: dict[str, Any]) -> dict[str, Any]:
+        """The tool invocations, wherever they were registered."""
+        environment = traces.get("environment") or {}
+        tools = {**(environment.get("tools") or {}), **(traces.get("tools") or {})}
+        return {"tools": tools}
+
+    def __call__(self, traces: dict[str, Any], final_answer: Any = None) -> dict[str, Any]:
+        data = dict(getattr(self.task, "evaluation_data", {}) or {})
+        case = Case(
+            id=str(getattr(self.task, "id", "task")),
+            question=getattr(self.task, "query", None),
+            **{key: value for key, value in data.items() if key in _CASE_FIELDS},
+        )
+        run = Trajectory(
+            answer=None if final_answer is None else str(final_answer), steps=_steps(traces)
+        )
+        score: Score = self.scorer(case, run)
+        if score.status is ScoreStatus.ERROR:  # bad ground truth, a scorer bug: not a verdict
+            raise ValueError(f"{self.scorer_name}: {score.rationale}")
+        metrics = {**score.details, "rationale": score.rationale}
+        if score.status is ScoreStatus.SCORED:
+            metrics.update(score=score.value, passed=score.passed)
+        return metrics
+
+
+def _steps(traces: dict[str, Any]) -> list[Step]:
+    """One step per tool invocation, in the order they were made."""
+    calls = []
+    for name, trace in (traces.get("tools") or {}).items():
+        for invocation in (trace or {}).get("invocations") or []:
+            calls.append((invocation.get("timestamp") or 0, name, invocation))
+    calls.sort(key=lambda item: item[0])
+    return [
+        Step(index, tool_calls=[ToolCall(name, invocation.get("inputs"),
+                                         result=invocation.get("outputs"))])
+        for index, (_, name, invocation) in enumerate(calls)
+    ]
