@@ -89,6 +89,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("-v", "--verbose", action="store_true", help="say more")
 
 
@@ -109,8 +110,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if loaded is None:
         return ExitCode.INPUT_ERROR
     benchmark, tasks, agent_data = loaded
+    from assay.benchmark import BenchmarkCallback
+    from assay.reports.console import Progress
+
+    class Advance(BenchmarkCallback):
+        def on_task_repeat_end(self, bench: Any, report: dict[str, Any]) -> None:
+            progress.advance()
+
+    show_progress = (
+        not (args.quiet or args.no_progress) and sys.stderr is not None and sys.stderr.isatty()
+    )
+    total = None if args.resume else len(tasks) * args.repeat
     try:
-        benchmark.run(tasks, agent_data, reports_dir=args.reports_dir, resume=args.resume)
+        with Progress(enabled=show_progress, label="running tasks", total=total) as progress:
+            benchmark.callbacks.append(Advance())
+            benchmark.run(tasks, agent_data, reports_dir=args.reports_dir, resume=args.resume)
     except KeyboardInterrupt:
         error(
             "interrupted; the repetitions that finished are saved in "

@@ -201,7 +201,9 @@ def _live_table(summary: RunSummary) -> Any:
     from rich.table import Table
 
     live, totals = summary.live, summary.totals
-    table = Table(title="assay run", show_header=False, title_justify="left")
+    settings = summary.options.get("live") or {}
+    title = "assay bench" if "benchmark" in settings else "assay run"
+    table = Table(title=title, show_header=False, title_justify="left")
     table.add_column("what")
     table.add_column("count", justify="right")
     rate, score = live.get("pass_rate"), live.get("overall_score")
