@@ -234,6 +234,9 @@ class CaseResult:
     repeat: int | None = None
     """1-based index of this repetition of a live run (`assay run --repeat K`); None for a run
     that was not run live (`assay evaluate`), and then absent from the reports."""
+    benchmark: dict[str, Any] | None = None
+    """The benchmark's own report of this repetition (`assay.benchmark`: task id, repetition,
+    status, error, evaluators' metrics, traces, usage), when a benchmark made the run."""
 
     def parts(self) -> list[Score]:
         """The scores of the individual scorers (just `score` when only one ran)."""

@@ -367,10 +367,16 @@ def test_reports_are_written_and_resume_never_reruns_a_finished_repetition(
     aggregate = json.loads((tmp_path / "_aggregate.json").read_text())
     assert aggregate["live"]["errors"]["agent_error"] == 3
     assert aggregate["repeats"]["n"] == 3
+    report = json.loads((tmp_path / lines[0]["report_file"]).read_text())
+    assert report["benchmark"]["status"] == "success" and report["benchmark"]["eval"]
+    assert report["benchmark"]["usage"]["agents"] == {"input_tokens": None,
+                                                      "output_tokens": None}
+    assert set(lines[0]["benchmark"]) == {"task_id", "repeat_idx", "status", "error"}
     again = Sums(n_task_repeats=3)
     reports = again.run(tasks, reports_dir=tmp_path, resume=True)
     assert again.calls == [] and len(reports) == 6
-    assert [r["status"] for r in reports] == ["success"] * 3 + ["agent_error"] * 3
+    assert [r["status"] for r in reports] == ["success"] * 3 + ["unknown_execution_error"] * 3
+    assert all(r["kept"] for r in reports) and reports[0]["eval"] == bench.reports[0]["eval"]
     assert json.loads((tmp_path / "_aggregate.json").read_text())["live"] == aggregate["live"]
 
 

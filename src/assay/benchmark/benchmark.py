@@ -64,6 +64,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import enum
 import inspect
@@ -75,6 +76,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from assay._jsonable import dumps_lenient
 from assay._text import path_text, text_of
@@ -91,8 +94,9 @@ from assay.live.capture import TrajectoryCollector
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
 from assay.live.runner import RunSettings, Unit, UnitOutcome, UnitRunner
 from assay.records import Case, Trajectory
+from assay.reports.files import inside, read_regular
 from assay.reports.red_flags import RedFlagThresholds
-from assay.results import RUN_FAILURES, CaseResult, ErrorKind, RunSummary, Score
+from assay.results import CaseResult, ErrorKind, RunSummary, Score
 from assay.schema.evalset import EvalCase
 from assay.scoring import Scoring
 
@@ -444,8 +448,9 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
             if not retry:
                 break
         duration_ms = (time.perf_counter() - started) * 1000.0
-        report = _report(task, repeat_idx, done)
+        report = _report(task, repeat_idx, done, _usage(collector, done.traces))
         outcome = await self._scored(unit, task, done, collector, duration_ms, attempts)
+        outcome.result.benchmark = report
         finished = _Done(report, outcome)
         self.benchmark._invoke("on_task_repeat_end", self.benchmark, report)
         self._left_in_task[task.id] -= 1
@@ -619,26 +624,27 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 result.append(finished[unit.key])
             elif unit.key in reports.results:
                 kept = reports.results[unit.key]
-                reason = kept.score.details.get("reason")
-                failed = kept.score.status.value == "error" and reason in RUN_FAILURES
-                report = {
-                    "task_id": unit.case.eval_id,
-                    "repeat_idx": unit.repeat - 1,
-                    "status": str(reason) if failed else TaskExecutionStatus.SUCCESS.value,
-                    "error": {"error_type": str(reason), "error_message": kept.score.rationale}
-                    if failed
-                    else None,
-                    "traces": {},
-                    "config": {},
-                    "usage": None,
-                    "eval": None,
-                    "task": {"query": unit.case.user_query},
-                    "kept": True,
-                }
+                report = _kept_report(directory, reports.lines[unit.key], unit)
                 run = Trajectory(run_id=unit.run_id, scenario_id=unit.case.eval_id)
                 outcome = UnitOutcome(unit, run, kept, TrajectoryCollector())
                 result.append(_Done(report, outcome))
         return result
+
+
+def _kept_report(directory: Path, line: Mapping[str, Any], unit: Unit) -> dict[str, Any]:
+    """The benchmark's report of a repetition an earlier run finished: from its per-run
+    report (where `run` saved it whole), else what its `results.jsonl` line keeps."""
+    report_file = line.get("report_file")
+    whole: Any = None
+    if isinstance(report_file, str):
+        with contextlib.suppress(OSError, ValueError):
+            saved = orjson.loads(read_regular(inside(directory, report_file)))
+            whole = saved.get("benchmark") if isinstance(saved, dict) else None
+    if not isinstance(whole, dict):
+        whole = dict(line.get("benchmark") or {})
+        whole.setdefault("task_id", unit.case.eval_id)
+        whole.setdefault("repeat_idx", unit.repeat - 1)
+    return {**whole, "kept": True}
 
 
 def _verdict(evaluator: Any, name: str, metrics: Any) -> Score:
@@ -708,7 +714,28 @@ def _gather(registry: dict[str, Any], method: str) -> dict[str, Any]:
     return gathered
 
 
-def _report(task: Task, repeat_idx: int, done: _Repetition) -> dict[str, Any]:
+def _usage(collector: TrajectoryCollector, traces: dict[str, Any]) -> dict[str, Any]:
+    """What the repetition's model calls used, by component: the agents' (the model calls
+    their capture recorded) and a model-played user's."""
+    agents = collector.usage()
+    usage: dict[str, Any] = {
+        "agents": {"input_tokens": agents.input_tokens, "output_tokens": agents.output_tokens}
+    }
+    user = traces.get("user")
+    simulated = user.get("simulated_user") if isinstance(user, dict) else None
+    if isinstance(simulated, dict):
+        usage["user"] = {
+            "model": simulated.get("model"),
+            "calls": simulated.get("calls"),
+            "input_tokens": simulated.get("input_tokens"),
+            "output_tokens": simulated.get("output_tokens"),
+        }
+    return usage
+
+
+def _report(
+    task: Task, repeat_idx: int, done: _Repetition, usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The repetition's report, in MASEval's shape."""
     return {
         "task_id": task.id,
@@ -717,7 +744,7 @@ def _report(task: Task, repeat_idx: int, done: _Repetition) -> dict[str, Any]:
         "error": done.error,
         "traces": done.traces,
         "config": done.config,
-        "usage": None,
+        "usage": usage,
         "eval": done.eval,
         "task": {"query": task.query, "metadata": dict(task.metadata),
                  "protocol": task.protocol.to_dict()},

@@ -313,6 +313,9 @@ def render(result: CaseResult) -> tuple[bytes, bytes]:
         expected_answer=None,
         score=_without_records(report.score),
         scores=[_without_records(part) for part in report.scores],
+        benchmark=None if report.benchmark is None else {
+            key: report.benchmark.get(key) for key in _BENCHMARK_LINE_KEYS
+        },
     )
     return _encode(report), _encode(line)
 
@@ -345,6 +348,7 @@ def record_of(result: CaseResult) -> RunReport:
         scores=[_score_record(part) for part in result.scores],
         expected_answer=result.expected_answer,
         repeat=result.repeat,
+        benchmark=result.benchmark,
     )
 
 
@@ -365,6 +369,10 @@ def _without_records(score: ScoreRecord) -> ScoreRecord:
         return score
     return structs.replace(score, details={k: v for k, v in details.items() if k != "details"})
 
+
+_BENCHMARK_LINE_KEYS = ("task_id", "repeat_idx", "status", "error")
+"""What a `results.jsonl` line keeps of a benchmark's report (the traces stay in the run's
+report)."""
 
 _ENCODER = msgspec.json.Encoder()
 _DEPTH = 200
@@ -397,6 +405,9 @@ def _within_depth(record: RunReport) -> RunReport:
         record,
         answer=cut(record.answer),
         expected_answer=cut(record.expected_answer),
+        benchmark=None if record.benchmark is None else {
+            k: cut(v) for k, v in record.benchmark.items()
+        },
         score=cut_score(record.score),
         scores=[cut_score(part) for part in record.scores],
     )

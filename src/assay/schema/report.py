@@ -142,6 +142,15 @@ class RunReport(_Sparse, kw_only=True):
             "for a run that was not run live."
         ),
     ] = None
+    benchmark: Annotated[
+        dict[str, Any] | None,
+        doc(
+            "For a run a benchmark made (`assay bench`): its own report of the repetition, "
+            "as `Benchmark.run` returns it (`task_id`, `repeat_idx`, `status`, `error`, "
+            "`eval`, `traces`, `config`, `usage`, `task`); a `results.jsonl` line keeps "
+            "`task_id`, `repeat_idx`, `status` and `error`."
+        ),
+    ] = None
 
 
 class ResultLine(RunReport, kw_only=True):
