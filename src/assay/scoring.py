@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,7 +62,7 @@ from assay.scorers.registry import (
 if TYPE_CHECKING:
     from assay.schema.evalconfig import EvalConfig
 
-__all__ = ["Criterion", "Scoring", "criteria_of", "ops_metrics"]
+__all__ = ["Criterion", "Scoring", "criteria_of", "ops_metrics", "verdict_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,3 +412,54 @@ _CONTEXT_OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 """How providers word a request that did not fit the model's context window."""
+
+
+SCORE_KEYS = ("score", "accuracy")
+PASSED_KEYS = ("passed", "success", "task_completed")
+
+
+def verdict_of(name: str, metrics: Any) -> Score:
+    """The verdict of an evaluator's metrics (`assay.benchmark.Evaluator`), named `name`;
+    the metrics are the score's details. A number under `score` or `accuracy` (0..1) is the
+    score; a boolean under `passed`, `success` or `task_completed` says pass or fail (a
+    score alone passes at 1; a boolean alone scores 1 or 0); other metrics are kept and the
+    run is unscored (`no_verdict`).
+
+    Example:
+        >>> verdict_of("e", {"success": False}).passed
+        False
+        >>> verdict_of("e", {"precision": 0.8}).details["reason"]
+        'no_verdict'
+    """
+    if not isinstance(metrics, dict):
+        return Score.error(
+            name,
+            f"the evaluator returned {type(metrics).__name__}, not a dict of metrics",
+            {"reason": "scorer_error"},
+        )
+    value = next((metrics[k] for k in SCORE_KEYS if _is_number(metrics.get(k))), None)
+    flag = next((metrics[k] for k in PASSED_KEYS if isinstance(metrics.get(k), bool)), None)
+    details = {**metrics}
+    if value is not None and not 0.0 <= float(value) <= 1.0:
+        return Score.unscored(
+            name, f"score {value} is outside 0..1", {**details, "reason": "no_verdict"}
+        )
+    if value is None and flag is None:
+        keys = ", ".join(sorted(map(str, metrics))) or "none"
+        return Score.unscored(
+            name,
+            f"no score or pass/fail among the metrics ({keys}); they are kept",
+            {**details, "reason": "no_verdict"},
+        )
+    score = float(value) if value is not None else (1.0 if flag else 0.0)
+    passed = bool(flag) if flag is not None else score >= 1.0
+    return Score.scored(name, score, passed=passed, rationale=_rationale(metrics), details=details)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _rationale(metrics: dict[str, Any]) -> str:
+    shown = [f"{k}={v}" for k, v in metrics.items() if isinstance(v, bool | int | float)]
+    return ", ".join(shown[:6])

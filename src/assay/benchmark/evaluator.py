@@ -28,16 +28,13 @@ Example:
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from typing import Any
 
 from assay.results import Score
+from assay.scoring import verdict_of
 
 __all__ = ["Evaluator", "verdict_of"]
-
-SCORE_KEYS = ("score", "accuracy")
-PASSED_KEYS = ("passed", "success", "task_completed")
 
 
 class Evaluator(ABC):
@@ -66,47 +63,3 @@ class Evaluator(ABC):
     def verdict(self, metrics: dict[str, Any]) -> Score:
         """The verdict the metrics give (see the module for the rule)."""
         return verdict_of(self.name, metrics)
-
-
-def verdict_of(name: str, metrics: Any) -> Score:
-    """The verdict of metrics by the module's rule, named `name`; the metrics are the
-    score's details.
-
-    Example:
-        >>> verdict_of("e", {"success": False}).passed
-        False
-        >>> verdict_of("e", {"precision": 0.8}).details["reason"]
-        'no_verdict'
-    """
-    if not isinstance(metrics, dict):
-        return Score.error(
-            name,
-            f"the evaluator returned {type(metrics).__name__}, not a dict of metrics",
-            {"reason": "scorer_error"},
-        )
-    value = next((metrics[k] for k in SCORE_KEYS if _is_number(metrics.get(k))), None)
-    flag = next((metrics[k] for k in PASSED_KEYS if isinstance(metrics.get(k), bool)), None)
-    details = {**metrics}
-    if value is not None and not 0.0 <= float(value) <= 1.0:
-        return Score.unscored(
-            name, f"score {value} is outside 0..1", {**details, "reason": "no_verdict"}
-        )
-    if value is None and flag is None:
-        keys = ", ".join(sorted(map(str, metrics))) or "none"
-        return Score.unscored(
-            name,
-            f"no score or pass/fail among the metrics ({keys}); they are kept",
-            {**details, "reason": "no_verdict"},
-        )
-    score = float(value) if value is not None else (1.0 if flag else 0.0)
-    passed = bool(flag) if flag is not None else score >= 1.0
-    return Score.scored(name, score, passed=passed, rationale=_rationale(metrics), details=details)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _rationale(metrics: dict[str, Any]) -> str:
-    shown = [f"{k}={v}" for k, v in metrics.items() if isinstance(v, bool | int | float)]
-    return ", ".join(shown[:6])

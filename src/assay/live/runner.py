@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,13 +43,15 @@ from assay._text import text_of
 from assay.formats.scenarios import case_of
 from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import AGENT_TASKS, LoopBlockedError, stalled_seconds
+from assay.live._threads import in_thread
 from assay.live.agents import Agent, as_agent
 from assay.live.capture import TrajectoryCollector, capture_advice, capture_context
 from assay.live.criteria import EvalConfig
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
+from assay.schema.evalconfig import EVALUATOR_CLASSES
 from assay.schema.evalset import EvalCase
-from assay.scoring import Criterion, Scoring
+from assay.scoring import Criterion, Scoring, verdict_of
 
 __all__ = [
     "Engine",
@@ -338,7 +341,7 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
         if error_kind is None:
             for criterion in self.scoring.criteria:
                 if criterion.kind != "scorer":
-                    driven[criterion.name] = await self._drive(criterion, case)
+                    driven[criterion.name] = await self._drive(criterion, case, run)
         result = await self.scoring.score_case(record, run, driven=driven)
         if self.user_collector is not None:
             self.user_collector.reset()
@@ -436,12 +439,15 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
             repeat=unit.repeat if unit.of > 1 else None,
         )
 
-    async def _drive(self, criterion: Criterion, case: EvalCase) -> Score:
-        """The verdict of a check that drives the agent itself, named after its criterion; a
-        check that raised is its `scorer_error`, never the run's."""
+    async def _drive(self, criterion: Criterion, case: EvalCase, run: Trajectory) -> Score:
+        """The verdict of a check that needs the live run (it drives the agent, or runs code
+        on what it did), named after its criterion; a check that raised is its
+        `scorer_error`, never the run's."""
         try:
             if criterion.kind == "simulation":
                 score = await self._simulate(criterion, case)
+            elif criterion.kind == "evaluator":
+                score = await self._evaluate_with(criterion, case, run)
             else:
                 score = await self._idempotency(criterion, case)
         except Exception as exc:
@@ -451,6 +457,33 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
                 {"reason": ErrorKind.SCORER_ERROR},
             )
         return score
+
+    async def _evaluate_with(self, criterion: Criterion, case: EvalCase, run: Trajectory) -> Score:
+        """A benchmark evaluator's verdict on the run (`CriterionConfig.evaluator`), made in a
+        thread under the run's timeout (an evaluator is the user's code)."""
+        options = dict(criterion.options)
+        evaluator_class = evaluator_class_of(str(options["evaluator"]))
+        task = _TaskView.of(case)
+
+        def evaluate() -> Score:
+            evaluator = evaluator_class(task, None, None, **dict(options.get("options") or {}))
+            metrics = evaluator(evaluator.filter_traces(traces_of(run)), run.answer)
+            verdict = getattr(evaluator, "verdict", None)
+            score: Score = verdict(metrics) if callable(verdict) else verdict_of("", metrics)
+            return _named_score(score, criterion.name)
+
+        ended = await self._bounded(in_thread(evaluate), TrajectoryCollector())
+        if ended.timed_out:
+            return Score.error(criterion.name, "the evaluator ran past the run's timeout",
+                               {"reason": ErrorKind.SCORER_ERROR})
+        if ended.failure is not None:
+            return Score.error(
+                criterion.name,
+                f"evaluator raised {describe(ended.failure)}"[:500],
+                {"reason": ErrorKind.SCORER_ERROR},
+            )
+        assert ended.value is not None
+        return ended.value
 
     async def _simulate(self, criterion: Criterion, case: EvalCase) -> Score:
         """A simulated user with the criterion's persona talks to the agent (opening with the
@@ -638,6 +671,87 @@ def describe(exc: BaseException) -> str:
         ('Odd: Odd()', "KeyError: 'k'")
     """
     return f"{type(exc).__name__}: {text_of(exc)}"
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskView:
+    """An eval case as a benchmark evaluator sees a task."""
+
+    id: str
+    query: str | None
+    evaluation_data: dict[str, Any]
+    metadata: dict[str, Any]
+
+    @classmethod
+    def of(cls, case: EvalCase) -> _TaskView:
+        extra = dict(case.model_extra or {})
+        expected = case.model_dump(
+            include={"expected_response", "expected_tools", "expected_trajectory"},
+            exclude_none=True,
+        )
+        own = extra.get("evaluation_data")
+        return cls(
+            case.eval_id,
+            case.user_query,
+            {**expected, **(own if isinstance(own, dict) else {})},
+            dict(extra.get("metadata") or {}) if isinstance(extra.get("metadata"), dict) else {},
+        )
+
+
+def traces_of(run: Trajectory) -> dict[str, Any]:
+    """A captured run as a benchmark's traces: each tool's invocations (`inputs`, `outputs`,
+    `status`) and the agent's conversation.
+
+    Example:
+        >>> from assay.records import Step, ToolCall
+        >>> run = Trajectory(runner="bot", steps=[Step(0, tool_calls=[ToolCall("add", {"a": 1},
+        ...                                                              result=2)])])
+        >>> traces_of(run)["tools"]["add"]["invocations"][0]["outputs"]
+        2
+    """
+    tools: dict[str, dict[str, Any]] = {}
+    for step in run.steps:
+        for call in step.tool_calls:
+            entry = tools.setdefault(call.name, {"invocations": [], "total_invocations": 0})
+            entry["invocations"].append(
+                {"id": entry["total_invocations"], "inputs": call.args, "outputs": call.result,
+                 "status": "success"}
+            )
+            entry["total_invocations"] += 1
+    messages = [{"role": m.role, "content": m.content} for m in run.messages]
+    return {
+        "tools": tools,
+        "agents": {run.runner or "agent": {"messages": messages,
+                                          "message_count": len(messages)}},
+        "metadata": {"run_id": run.run_id},
+    }
+
+
+def evaluator_class_of(path: str) -> Any:
+    """The evaluator class a criterion names (`module:qualname`): the one given to
+    `CriterionConfig.evaluator` in this process, else imported.
+
+    Raises:
+        ValueError: no such class.
+    """
+    found = EVALUATOR_CLASSES.get(path)
+    if found is not None:
+        return found
+    module_name, _, qualname = path.partition(":")
+    try:
+        found = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"no evaluator {path!r}: {exc}") from None
+    if not (isinstance(found, type) and callable(getattr(found, "filter_traces", None))):
+        raise ValueError(f"{path!r} is not an evaluator class")
+    return found
+
+
+def _named_score(score: Score, name: str) -> Score:
+    score.scorer = name
+    return score
 
 
 def _expects_steps(case: EvalCase) -> bool:

@@ -35,7 +35,12 @@ from assay.records import MatchType, Rubric
 
 __all__ = ["DEFAULT_JUDGE_MODEL", "CriterionConfig", "EvalConfig", "judge_model"]
 
-Kind = Literal["scorer", "simulation", "idempotency"]
+Kind = Literal["scorer", "simulation", "idempotency", "evaluator"]
+
+EVALUATOR_CLASSES: dict[str, Any] = {}
+"""The evaluator classes `CriterionConfig.evaluator` was given in this process, by their
+`module:qualname` (what the config records): a class defined where it cannot be imported
+again (in a function, a notebook) is found here."""
 
 DEFAULT_JUDGE_MODEL = "openai/gpt-4.1-mini"
 """The model the `llm_judge`, `rubric`, `safety` and `simulation` factories name when they are
@@ -62,7 +67,8 @@ class CriterionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Kind = "scorer"
-    """`scorer` (a registered scorer), `simulation` or `idempotency`."""
+    """`scorer` (a registered scorer), `simulation`, `idempotency` or `evaluator` (a
+    benchmark `Evaluator` class run on the captured run)."""
 
     scorer_name: str | None = None
     """For `kind="scorer"`: the registered scorer's name."""
@@ -207,6 +213,21 @@ class CriterionConfig(BaseModel):
         options: dict[str, Any] = {"persona": persona, "max_turns": max_turns,
                                    "goals": list(goals), "model": model or judge_model()}
         return cls(kind="simulation", options=options, weight=weight)
+
+    @classmethod
+    def evaluator(cls, evaluator: type, *, weight: float = 1.0, **options: Any) -> CriterionConfig:
+        """A benchmark evaluator (`assay.benchmark.Evaluator` subclass) as a live criterion:
+        built with the case as its task (`evaluation_data`: the case's own, and its expected
+        fields) and `options`, it reads the run's traces (`tools` with each tool's
+        invocations, `agents` with the conversation) and final answer; its metrics give the
+        verdict (`Evaluator.verdict`). It needs the run made live: a saved run keeps the
+        verdict its report holds."""
+        path = f"{evaluator.__module__}:{evaluator.__qualname__}"
+        EVALUATOR_CLASSES[path] = evaluator
+        recorded: dict[str, Any] = {"evaluator": path}
+        if options:
+            recorded["options"] = options
+        return cls(kind="evaluator", options=recorded, weight=weight)
 
     @classmethod
     def idempotency(
