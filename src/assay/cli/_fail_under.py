@@ -51,3 +51,16 @@ def _rate(text: str) -> float:
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
+
+
+def fail_under_exit(summary: RunSummary, fail_under: float | None) -> int:
+    """`THRESHOLD_NOT_MET` (said) when the pass rate is below `fail_under`, else `OK`."""
+    from assay.cli.messages import error
+    from assay.exit_codes import ExitCode
+
+    below = below_fail_under(summary, fail_under)
+    if below is None:
+        return ExitCode.OK
+    error(below)
+    return ExitCode.THRESHOLD_NOT_MET
+

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._text import path_text
-from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._fail_under import add_fail_under, fail_under_exit
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -95,8 +95,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the benchmark described by `args`; returns the exit code."""
-    from assay.cli._junit import refused_outputs, write_junit_file
-    from assay.cli.report import html_after_evaluate
+    from assay.cli._junit import refused_outputs
+    from assay.cli.report import write_outputs
     from assay.reports.console import print_summary
 
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
@@ -146,15 +146,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     assert summary is not None  # written by every run into a reports directory
     if not args.quiet:
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
-    if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
-        return junit_failed
-    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
-        return ExitCode.INPUT_ERROR
-    below = below_fail_under(summary, args.fail_under)
-    if below is not None:
-        error(below)
-        return ExitCode.THRESHOLD_NOT_MET
-    return ExitCode.OK
+    failed = write_outputs(args.reports_dir, junit=args.junit, html=args.html)
+    if failed is not None:
+        return failed
+    return fail_under_exit(summary, args.fail_under)
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, Any] | None:

@@ -15,7 +15,7 @@ from assay.cli._criteria import (
     add_workers_argument,
     checks_of,
 )
-from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._fail_under import add_fail_under, fail_under_exit
 from assay.cli._types import size
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
@@ -261,8 +261,7 @@ def _evaluate_and_report(
     parser: argparse.ArgumentParser,
     show_progress: bool,
 ) -> int:
-    from assay.cli._junit import write_junit_file
-    from assay.cli.report import html_after_evaluate
+    from assay.cli.report import write_outputs
     from assay.formats.registry import UnknownReaderError
     from assay.offline import EvaluateOptions, evaluate
     from assay.reports.console import Progress, print_summary
@@ -311,17 +310,12 @@ def _evaluate_and_report(
     if not args.quiet:
         # Paths are shown as in the reports (a name that is not UTF-8 with `\xNN` escapes).
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
-    if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
-        return junit_failed
-    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
-        return ExitCode.INPUT_ERROR
+    failed = write_outputs(args.reports_dir, junit=args.junit, html=args.html)
+    if failed is not None:
+        return failed
     totals = summary.totals
     if totals["runs_read"] == totals["unreadable"]:  # not a single run record was found
         shown = path_text(args.trajectories)
         error(f"no runs found (no readable *.json or *.jsonl) under {shown}")
         return ExitCode.INPUT_ERROR
-    below = below_fail_under(summary, args.fail_under)
-    if below is not None:
-        error(below)
-        return ExitCode.THRESHOLD_NOT_MET
-    return ExitCode.OK
+    return fail_under_exit(summary, args.fail_under)

@@ -127,3 +127,16 @@ def html_after_evaluate(reports_dir: Path, path: Path) -> bool:
         error(f"--html: {shown(str(problem))}")
         return False
     return write_html_report(loaded, path)
+
+
+def write_outputs(reports_dir: Path, *, junit: Path | None, html: Path | None) -> int | None:
+    """Write `--junit` and `--html` of a reports directory an evaluation (`evaluate`, `run`,
+    `bench`) just wrote; the exit code when one cannot be written (said), else None."""
+    from assay.cli._junit import write_junit_file
+
+    if (failed := write_junit_file(reports_dir, junit)) is not None:
+        return failed
+    if html is not None and not html_after_evaluate(reports_dir, html):
+        return ExitCode.INPUT_ERROR
+    return None
+

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._text import path_text
-from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._fail_under import add_fail_under, fail_under_exit
 from assay.cli._types import size
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
@@ -233,8 +233,7 @@ def _run_and_report(
     config: EvalConfig | None,
 ) -> int:
     from assay.cli._criteria import judge_options
-    from assay.cli._junit import write_junit_file
-    from assay.cli.report import html_after_evaluate
+    from assay.cli.report import write_outputs
     from assay.live.command import RunRequest, run_live
     from assay.reports.console import Progress, print_summary
     from assay.scorers.registry import UnknownScorerError
@@ -288,12 +287,7 @@ def _run_and_report(
         text = report.format_summary()
         # Without -v, the figures and warnings only (the runs not passed are in the table).
         print(text if args.verbose else text.split("\n  ")[0])
-    if (junit_failed := write_junit_file(args.reports_dir, args.junit)) is not None:
-        return junit_failed
-    if args.html is not None and not html_after_evaluate(args.reports_dir, args.html):
-        return ExitCode.INPUT_ERROR
-    below = below_fail_under(summary, args.fail_under)
-    if below is not None:
-        error(below)
-        return ExitCode.THRESHOLD_NOT_MET
-    return ExitCode.OK
+    failed = write_outputs(args.reports_dir, junit=args.junit, html=args.html)
+    if failed is not None:
+        return failed
+    return fail_under_exit(summary, args.fail_under)
