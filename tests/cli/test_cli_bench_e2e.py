@@ -42,6 +42,10 @@ def test_the_example_runs_with_no_key_and_writes_the_reports(tmp_path: Path) -> 
     assert aggregate["live"]["errors"]["timeout"] == 3
     assert aggregate["repeats"]["pass_hat_k"]["3"] == pytest.approx(2 / 3, abs=1e-6)
     assert (tmp_path / "page.html").stat().st_size > 0 and (tmp_path / "j.xml").exists()
+    rescored = assay("rescore", "out", "--reports-dir", "again", cwd=tmp_path)
+    assert rescored.returncode == 3 and "holds the runs of the benchmark BankBenchmark" in (
+        rescored.stderr
+    )
     hasty = assay(
         "bench", EXAMPLE / "bank.py:BankBenchmark", EXAMPLE / "tasks.jsonl",
         "--agent-data", EXAMPLE / "hasty.json", "--reports-dir", "hasty", "-q",

@@ -69,6 +69,13 @@ def rescore_options(
     shown = path_text(directory)
     if not (directory / REPORTS_MARKER).is_file():
         raise RescoreError(f"{shown} is not a reports directory (no {REPORTS_MARKER} in it)")
+    benchmark = _benchmark_of(directory)
+    if benchmark is not None:
+        raise RescoreError(
+            f"{shown} holds the runs of the benchmark {benchmark}: their verdicts come from "
+            "its evaluators, which are its code, not a config; run it again with `assay bench "
+            "... --reports-dir DIR`"
+        )
     if config is None:
         config = _recorded_config(directory, shown)
     runs, cases = directory / "runs.jsonl", directory / "evalset.jsonl"
@@ -117,6 +124,21 @@ def rescore_options(
         kept_verdicts=kept,
         kept_failures=failures,
     )
+
+
+def _benchmark_of(directory: Path) -> str | None:
+    """The benchmark that wrote the directory (`options.live.benchmark` of its aggregate), if
+    one did."""
+    from assay.reports.read import read_regular
+    from assay.reports.store import AGGREGATE_FILE
+
+    try:
+        options = orjson.loads(read_regular(directory / AGGREGATE_FILE)).get("options") or {}
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return None
+    live = options.get("live") if isinstance(options, dict) else None
+    name = live.get("benchmark") if isinstance(live, dict) else None
+    return name if isinstance(name, str) else None
 
 
 _EARLIER_SETTINGS = "_live.json"
