@@ -262,7 +262,7 @@ def _repeats(results: Sequence[CaseResult]) -> dict[str, Any] | None:
 
 
 def _warnings(engine: Engine) -> list[str]:
-    warning = capture_warning(engine.uncaptured)
+    warning = capture_warning(engine.uncaptured, engine.outside_calls_at_start)
     return [] if warning is None else [warning]
 
 

@@ -45,7 +45,12 @@ from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import AGENT_TASKS, LoopBlockedError, stalled_seconds
 from assay.live._threads import in_thread
 from assay.live.agents import Agent, as_agent
-from assay.live.capture import TrajectoryCollector, capture_advice, capture_context
+from assay.live.capture import (
+    TrajectoryCollector,
+    capture_advice,
+    capture_context,
+    outside_calls,
+)
 from assay.live.criteria import EvalConfig
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
@@ -300,6 +305,9 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
         self._clients: dict[str, Any] = {}
         self._records: dict[str, tuple[EvalCase, Case]] = {}
         self._closers: list[Any] = []
+        self.outside_calls_at_start = outside_calls()
+        """Tool calls made outside any case's context before this engine ran (the warning
+        counts the ones since)."""
         self.uncaptured: list[str] = []
         """Runs whose case expects tool calls or nodes while nothing at all was captured
         from the agent: the capture is probably not wired (see `capture_warning`)."""
@@ -758,7 +766,7 @@ def _expects_steps(case: EvalCase) -> bool:
     return bool(case.expected_tools or case.expected_trajectory)
 
 
-def capture_warning(run_ids: list[str]) -> str | None:
+def capture_warning(run_ids: list[str], since: int = 0) -> str | None:
     """What to say when runs expected tool calls or nodes but nothing was captured.
 
     Example:
@@ -770,7 +778,7 @@ def capture_warning(run_ids: list[str]) -> str | None:
     shown = ", ".join(run_ids[:5]) + (f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else "")
     return (
         f"{len(run_ids)} runs expect tool calls or nodes, but nothing was captured from the "
-        f"agent (no node, model or tool call): {capture_advice()} Runs: {shown}"
+        f"agent (no node, model or tool call): {capture_advice(since)} Runs: {shown}"
     )
 
 

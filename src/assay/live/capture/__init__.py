@@ -18,6 +18,7 @@ from assay.live.capture.collector import (
     capture_context,
     capturing,
     current_collector,
+    outside_calls,
     record_tool_call,
     tool,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "capture_context",
     "capturing",
     "current_collector",
+    "outside_calls",
     "propagate",
     "record_tool_call",
     "tool",

@@ -47,6 +47,7 @@ __all__ = [
     "capture_context",
     "capturing",
     "current_collector",
+    "outside_calls",
     "record_tool_call",
     "tool",
 ]
@@ -329,7 +330,6 @@ def capture_context(collector: TrajectoryCollector) -> contextvars.Context:
     # The case is in flight for as long as anything can still run in this context (its task,
     # left behind past its deadline included): until the context is no more.
     with _flight_lock:
-        _case_starts()
         _live_contexts()
         _contexts.append((weakref.ref(context), collector))
     return context
@@ -340,8 +340,6 @@ def capturing(collector: TrajectoryCollector) -> Iterator[TrajectoryCollector]:
     """Record into `collector` whatever runs in this context until the block ends."""
     token = _current.set(collector)
     try:
-        with _flight_lock:
-            _case_starts()
         with _held(collector):
             yield collector
     finally:
@@ -363,16 +361,20 @@ _contexts: list[tuple[weakref.ref[contextvars.Context], TrajectoryCollector]] = 
 middle of this module's own work, in any thread, when the garbage collector frees a context.)"""
 _outside_calls = 0
 """Tool calls made outside any case's context while several cases were in flight, in this
-evaluation: since the first case that started after `capture_advice` was last asked."""
-_advice_given = False
-"""Whether `capture_advice` was asked since `_outside_calls` started again."""
+process, ever: an evaluation counts its own from where it started (`outside_calls`)."""
 
 
-def _case_starts() -> None:
-    """A case starts (under the lock): after an evaluation's advice, the count starts again."""
-    global _outside_calls, _advice_given
-    if _advice_given:
-        _outside_calls, _advice_given = 0, False
+def outside_calls() -> int:
+    """How many tool calls this process has seen made outside any case's context while
+    several cases were in flight (an evaluation takes the count when it starts, and gives
+    `capture_advice` what it was then).
+
+    Example:
+        >>> outside_calls() >= 0
+        True
+    """
+    with _flight_lock:
+        return _outside_calls
 
 
 def _live_contexts() -> list[TrajectoryCollector]:
@@ -440,22 +442,16 @@ def _recording_into() -> TrajectoryCollector | None:
     return cases[0] if len(cases) == 1 else None
 
 
-def capture_advice() -> str:
-    """What to tell the user whose runs expected tool calls but captured nothing, asked at the
-    end of an evaluation (as often as its reports need): how many tool calls it saw made
-    outside any case's context, if any were, else how to wire the capture. The next case to
-    start begins the count of the next evaluation.
+def capture_advice(since: int = 0) -> str:
+    """What to tell the user whose runs expected tool calls but captured nothing: how many
+    tool calls were made outside any case's context since `since` (the `outside_calls` an
+    evaluation took when it started), if any were, else how to wire the capture.
 
     Example:
-        >>> _ = capture_advice()
-        >>> with capturing(TrajectoryCollector()):  # a case starts: the count starts again
-        ...     pass
-        >>> capture_advice()[:55]
+        >>> capture_advice(since=outside_calls())[:55]
         'is the capture wired? Decorate the tools with @assay.ev'
     """
-    global _advice_given
-    with _flight_lock:
-        outside, _advice_given = _outside_calls, True
+    outside = outside_calls() - since
     if outside:
         return (
             f"{outside} @tool calls ran outside the case's context, in threads the agent "
