@@ -151,3 +151,65 @@ def test_kill_9_then_resume_never_reruns_a_finished_repetition(tmp_path: Path) -
     whole = json.loads((tmp_path / "fresh" / "_aggregate.json").read_text())
     assert out["live"] == whole["live"] and out["repeats"] == whole["repeats"]
     assert out["interrupted"] is False and out["live"]["passed"] == 60
+
+
+JUDGED = '''
+from assay.benchmark import AgentAdapter, Benchmark, Environment, ScorerEvaluator
+
+
+class Plain(Environment):
+    def setup_state(self, data):
+        return data
+
+    def create_tools(self):
+        return {}
+
+
+class Echo(AgentAdapter):
+    def _run_agent(self, query):
+        return "Paris"
+
+
+class Judged(Benchmark):
+    def setup_environment(self, agent_data, task, seed_generator=None):
+        return Plain(task.environment_data)
+
+    def setup_agents(self, agent_data, environment, task, user, seed_generator=None):
+        agent = Echo(None, "echo")
+        return [agent], {"echo": agent}
+
+    def setup_evaluators(self, environment, task, agents, user, seed_generator=None):
+        return [ScorerEvaluator(task, environment, user, scorer="llm_judge")]
+
+    def run_agents(self, agents, task, environment, query):
+        return agents[0].run(query)
+'''
+
+
+def test_the_judge_flags_reach_a_judged_scorer_evaluator(tmp_path: Path, chat_server: Any) -> None:
+    from chat_server import Reply
+
+    (tmp_path / "judged.py").write_text(JUDGED)
+    (tmp_path / "tasks.jsonl").write_text(
+        '{"id": "capital", "query": "Capital of France?", '
+        '"evaluation_data": {"expected_answer": "Paris"}}\n'
+    )
+    chat_server.handler = lambda request: Reply.ok(
+        {"score": 1.0, "passed": True, "rationale": "it is Paris"}
+    )
+    proc = assay(
+        "bench", "judged.py:Judged", "tasks.jsonl", "--judge-model", "local/judge-1",
+        "--reports-dir", "out", "-q", cwd=tmp_path,
+        env={"LOCAL_BASE_URL": chat_server.base_url, "ASSAY_CACHE_DIR": str(tmp_path / "c")},
+    )
+    assert proc.returncode == 0, explain(proc)
+    [line] = _lines(tmp_path / "out" / "results.jsonl")
+    assert (line["score"]["scorer"], line["score"]["passed"]) == ("llm_judge", True)
+    assert chat_server.requests[0].body["model"] == "judge-1"
+    # Without a model, a judge is not built: the repetition's setup says why.
+    none = assay("bench", "judged.py:Judged", "tasks.jsonl", "--reports-dir", "none", "-q",
+                 cwd=tmp_path)
+    assert none.returncode == 0, explain(none)
+    [failed] = _lines(tmp_path / "none" / "results.jsonl")
+    assert failed["score"]["details"]["reason"] == "infrastructure_error"
+    assert "model" in failed["score"]["rationale"]

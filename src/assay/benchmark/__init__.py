@@ -11,7 +11,12 @@ Example:
 from __future__ import annotations
 
 from assay.benchmark.agent import AgentAdapter
-from assay.benchmark.benchmark import Benchmark, BenchmarkCallback, TaskExecutionStatus
+from assay.benchmark.benchmark import (
+    Benchmark,
+    BenchmarkCallback,
+    TaskExecutionStatus,
+    judge_settings,
+)
 from assay.benchmark.environment import Environment, RecordedTool
 from assay.benchmark.errors import AgentError, BenchmarkError, EnvironmentError, UserError
 from assay.benchmark.evaluator import Evaluator, verdict_of
@@ -39,6 +44,7 @@ __all__ = [
     "TaskProtocol",
     "User",
     "UserError",
+    "judge_settings",
     "load_tasks",
     "tasks_of",
     "verdict_of",

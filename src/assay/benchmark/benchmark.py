@@ -100,7 +100,7 @@ from assay.results import CaseResult, ErrorKind, RunSummary, Score
 from assay.schema.evalset import EvalCase
 from assay.scoring import Scoring
 
-__all__ = ["Benchmark", "BenchmarkCallback", "TaskExecutionStatus"]
+__all__ = ["Benchmark", "BenchmarkCallback", "TaskExecutionStatus", "judge_settings"]
 
 _log = logging.getLogger("assay.benchmark")
 
@@ -164,6 +164,16 @@ class _FatalError(Exception):
 _registry: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
     "assay_benchmark_registry", default=None
 )
+_judge_settings: contextvars.ContextVar[Mapping[str, Mapping[str, Any]] | None] = (
+    contextvars.ContextVar("assay_benchmark_judges", default=None)
+)
+
+
+def judge_settings() -> Mapping[str, Mapping[str, Any]]:
+    """The options of the model-judged scorers (`assay bench`'s judge flags, or the
+    benchmark's `judge_options`) in the repetition running here: what a `ScorerEvaluator`
+    of a judge is built with, below its own options."""
+    return _judge_settings.get() or {}
 
 
 @dataclass(slots=True)
@@ -200,6 +210,9 @@ class Benchmark(ABC):
         seed: The global seed; each task and repetition derives its own (`SeedGenerator`).
         timeout: Seconds one repetition may take where its task's protocol sets none.
         name: The benchmark's name in the reports (default: its class name).
+        judge_options: Options by scorer name for the model-judged scorers a
+            `ScorerEvaluator` runs (model, `client_options`, ...; `assay bench`'s judge
+            flags set them); an evaluator's own options win.
     """
 
     def __init__(
@@ -216,6 +229,7 @@ class Benchmark(ABC):
         timeout: float | None = None,
         name: str | None = None,
         progress_bar: bool | str = False,
+        judge_options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         if n_task_repeats < 1:
             raise ValueError("n_task_repeats must be at least 1")
@@ -232,6 +246,9 @@ class Benchmark(ABC):
         self.timeout = timeout
         self.name = name or type(self).__name__
         self.progress_bar = progress_bar
+        self.judge_options: dict[str, dict[str, Any]] = {
+            name: dict(options) for name, options in (judge_options or {}).items()
+        }
         self.tasks: list[Task] = []
         self.reports: list[dict[str, Any]] = []
         """One report per task repetition, in task order then repetition order."""
@@ -498,6 +515,7 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
         """The repetition, in its own thread: setup, the execution loop, traces, evaluation."""
         bench = self.benchmark
         _registry.set(registry)
+        _judge_settings.set(bench.judge_options)
         seeds = bench.seed_generator.for_task(task.id).for_repetition(repeat_idx)
         data = self.agent_data.get(task.id, {})
         done = _Repetition()

@@ -1,5 +1,6 @@
 """Any registered scorer as a benchmark evaluator, so that the catalog (`static_json`,
-`trajectory`, `tool_match`, the judges, ...) checks benchmark tasks too.
+`trajectory`, `tool_name_match`, the judges, ...) checks benchmark tasks too. A judge is
+built with the benchmark's `judge_options` (`assay bench --judge-model ...`) under its own.
 
 The task's `evaluation_data` is the ground truth, under the names of a case's fields
 (`expected_answer`, `expected_tools`, `expected_trajectory`, ...); the run is the agents'
@@ -35,10 +36,13 @@ class ScorerEvaluator(Evaluator):
         self, task: Any, environment: Any, user: Any = None, *, scorer: str, **options: Any
     ) -> None:
         super().__init__(task, environment, user)
+        from assay.benchmark.benchmark import judge_settings
         from assay.scorers.registry import create_scorer
 
         self.scorer_name = scorer
-        self.scorer = create_scorer(scorer, **options)
+        # A judge takes its model and client from the benchmark's judge options (the command's
+        # flags), below what is given here.
+        self.scorer = create_scorer(scorer, **{**judge_settings().get(scorer, {}), **options})
 
     @property
     def name(self) -> str:

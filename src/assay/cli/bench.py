@@ -88,6 +88,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
+    from assay.cli._criteria import add_judge_arguments
+
+    add_judge_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("-v", "--verbose", action="store_true", help="say more")
@@ -193,6 +196,13 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, Any] | None:
     except TypeError as exc:
         error(f"{args.benchmark}: cannot be built with the command's settings: {exc}")
         return None
+    from assay.cli._criteria import judge_cache_problem, judge_options
+
+    judges = judge_options(args)
+    if (problem := judge_cache_problem(judges)) is not None:
+        error(problem)
+        return None
+    benchmark.judge_options = {**judges, **benchmark.judge_options}
     if sys.stderr is not None and args.verbose:
         print(f"{len(tasks)} tasks, {args.repeat} repetitions each", file=sys.stderr)
     return benchmark, tasks, agent_data
