@@ -369,8 +369,7 @@ def test_reports_are_written_and_resume_never_reruns_a_finished_repetition(
     assert aggregate["repeats"]["n"] == 3
     report = json.loads((tmp_path / lines[0]["report_file"]).read_text())
     assert report["benchmark"]["status"] == "success" and report["benchmark"]["eval"]
-    assert report["benchmark"]["usage"]["agents"] == {"input_tokens": None,
-                                                      "output_tokens": None}
+    assert report["benchmark"]["usage"] == {"agents": {}}  # no model was called
     assert set(lines[0]["benchmark"]) == {"task_id", "repeat_idx", "status", "error"}
     again = Sums(n_task_repeats=3)
     reports = again.run(tasks, reports_dir=tmp_path, resume=True)
@@ -413,6 +412,7 @@ def test_a_model_played_user_talks_through_assays_model_client(chat_server: Any)
     assert report["status"] == "success" and queries == ["add 2 3", "add 4 4"]
     user = report["traces"]["user"]
     assert user["stopped_by_user"] is True and user["simulated_user"]["calls"] == 2
+    assert report["usage"]["user"]["calls"] == 2 and report["usage"]["user"]["input_tokens"] == 20
     chat_server.enqueue(Reply.error(500))
     [failed] = Talk(max_invocations=5).run([_task()])
     assert failed["status"] == "user_error" and "simulated user call failed" in (
@@ -443,3 +443,21 @@ def test_registered_scorers_check_benchmark_tasks() -> None:
     assert failed["status"] == "evaluation_failed" and "static_json" in (
         failed["error"]["error_message"]
     )
+
+
+def test_usage_and_cost_by_component() -> None:
+    from assay.live.capture import current_collector
+    from assay.records import Usage
+
+    class Billed(Sums):
+        def run_agents(self, agents: Any, task: Task, environment: Environment,
+                       query: str) -> Any:
+            collector = current_collector()
+            assert collector is not None
+            collector.record_model_call("thinking", usage=Usage(1000, 100), model="openai/gpt-4o")
+            return agents[0].run(query)
+
+    [report] = Billed().run([_task()])
+    used = report["usage"]["agents"]["openai/gpt-4o"]
+    assert (used["calls"], used["input_tokens"], used["output_tokens"]) == (1, 1000, 100)
+    assert used["cost_usd"] is not None and used["cost_usd"] > 0

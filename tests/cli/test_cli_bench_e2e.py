@@ -206,6 +206,9 @@ def test_the_judge_flags_reach_a_judged_scorer_evaluator(tmp_path: Path, chat_se
     [line] = _lines(tmp_path / "out" / "results.jsonl")
     assert (line["score"]["scorer"], line["score"]["passed"]) == ("llm_judge", True)
     assert chat_server.requests[0].body["model"] == "judge-1"
+    saved = json.loads((tmp_path / "out" / line["report_file"]).read_text())
+    [judge] = saved["benchmark"]["usage"]["judges"]
+    assert (judge["model"], judge["calls"]) == ("local/judge-1", 1)
     # Without a model, a judge is not built: the repetition's setup says why.
     none = assay("bench", "judged.py:Judged", "tasks.jsonl", "--reports-dir", "none", "-q",
                  cwd=tmp_path)

@@ -93,6 +93,7 @@ from assay.live._threads import in_thread
 from assay.live.capture import TrajectoryCollector
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
 from assay.live.runner import RunSettings, Unit, UnitOutcome, UnitRunner
+from assay.models.pricing import estimate_cost_usd
 from assay.records import Case, Trajectory
 from assay.reports.files import inside, read_regular
 from assay.reports.red_flags import RedFlagThresholds
@@ -465,7 +466,7 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
             if not retry:
                 break
         duration_ms = (time.perf_counter() - started) * 1000.0
-        report = _report(task, repeat_idx, done, _usage(collector, done.traces))
+        report = _report(task, repeat_idx, done, _usage(collector, done.traces, done.eval))
         outcome = await self._scored(unit, task, done, collector, duration_ms, attempts)
         outcome.result.benchmark = report
         finished = _Done(report, outcome)
@@ -732,23 +733,48 @@ def _gather(registry: dict[str, Any], method: str) -> dict[str, Any]:
     return gathered
 
 
-def _usage(collector: TrajectoryCollector, traces: dict[str, Any]) -> dict[str, Any]:
-    """What the repetition's model calls used, by component: the agents' (the model calls
-    their capture recorded) and a model-played user's."""
-    agents = collector.usage()
-    usage: dict[str, Any] = {
-        "agents": {"input_tokens": agents.input_tokens, "output_tokens": agents.output_tokens}
+def _usage(
+    collector: TrajectoryCollector, traces: dict[str, Any], metrics: Sequence[Any] | None
+) -> dict[str, Any]:
+    """What the repetition's model calls used and cost, by component: the agents' (the model
+    calls their capture recorded, by model), a model-played user's, and the judges' of its
+    evaluators (a `ScorerEvaluator` of a judge reports them). A cost is None when a model's
+    price is unknown."""
+    by_model: dict[str | None, list[int]] = {}
+    for call in collector.model_calls:
+        counts = by_model.setdefault(call.model, [0, 0, 0])
+        counts[0] += 1
+        counts[1] += call.usage.input_tokens or 0
+        counts[2] += call.usage.output_tokens or 0
+    agents = {
+        str(model): _priced(model, calls, tokens_in, tokens_out)
+        for model, (calls, tokens_in, tokens_out) in by_model.items()
     }
+    usage: dict[str, Any] = {"agents": agents}
     user = traces.get("user")
     simulated = user.get("simulated_user") if isinstance(user, dict) else None
     if isinstance(simulated, dict):
-        usage["user"] = {
-            "model": simulated.get("model"),
-            "calls": simulated.get("calls"),
-            "input_tokens": simulated.get("input_tokens"),
-            "output_tokens": simulated.get("output_tokens"),
-        }
+        usage["user"] = _priced(
+            simulated.get("model"),
+            int(simulated.get("calls") or 0),
+            int(simulated.get("input_tokens") or 0),
+            int(simulated.get("output_tokens") or 0),
+        )
+    judges = [m["judge"] for m in metrics or [] if isinstance(m, dict)
+              and isinstance(m.get("judge"), dict)]
+    if judges:
+        usage["judges"] = judges
     return usage
+
+
+def _priced(model: str | None, calls: int, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+    return {
+        "model": model,
+        "calls": calls,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cost_usd": estimate_cost_usd(model, tokens_in, tokens_out),
+    }
 
 
 def _report(
