@@ -461,3 +461,25 @@ def test_usage_and_cost_by_component() -> None:
     used = report["usage"]["agents"]["openai/gpt-4o"]
     assert (used["calls"], used["input_tokens"], used["output_tokens"]) == (1, 1000, 100)
     assert used["cost_usd"] is not None and used["cost_usd"] > 0
+
+
+def test_an_infrastructure_failure_is_retried_and_never_the_agents() -> None:
+    class Down(Sums):
+        def __init__(self) -> None:
+            super().__init__()
+            self.attempts = 0
+
+        def run_agents(self, agents: Any, task: Task, environment: Environment,
+                       query: str) -> Any:
+            self.attempts += 1
+            if self.attempts == 1:
+                raise ConnectionResetError("the model server went away")
+            return agents[0].run(query)
+
+    bench = Down()
+    [report] = bench.run([_task(max_retries=1)])
+    assert report["status"] == "success" and bench.attempts == 2
+    bench = Down()
+    [report] = bench.run([_task()])
+    assert report["status"] == "unknown_execution_error" and bench.attempts == 1
+    assert bench.results[0].score.details["reason"] == "infrastructure_error"

@@ -25,7 +25,9 @@ metrics (`Evaluator.verdict`).
 | `evaluation_failed` | an evaluator raised | the check's `scorer_error` |
 
 An `infrastructure_error` is not the agent's fault: it is retried up to the task's
-`max_retries`, and counted apart from the agent's failures.
+`max_retries`, and counted apart from the agent's failures. So is any failure of the
+infrastructure while the agents ran (a connection, a model's 429 or 5xx), whatever its
+status says (`unknown_execution_error`, as MASEval gives it).
 
 None of them is ever a pass. With `fail_on_setup_error`, `fail_on_task_error` or
 `fail_on_evaluation_error`, the matching failure is raised from `run` instead (what is in
@@ -92,7 +94,13 @@ from assay.live._loop import run_to_end
 from assay.live._threads import in_thread
 from assay.live.capture import TrajectoryCollector
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
-from assay.live.runner import RunSettings, Unit, UnitOutcome, UnitRunner
+from assay.live.runner import (
+    RunSettings,
+    Unit,
+    UnitOutcome,
+    UnitRunner,
+    is_infrastructure_error,
+)
 from assay.models.pricing import estimate_cost_usd
 from assay.records import Case, Trajectory
 from assay.reports.files import inside, read_regular
@@ -189,6 +197,9 @@ class _Repetition:
     eval: list[dict[str, Any]] | None = None
     names: list[str] = field(default_factory=list)
     """The evaluators' names, in the order of `eval`."""
+    infrastructure: bool = False
+    """The failure was the infrastructure's (a connection, a model's 429 or 5xx): retried,
+    and counted as an `infrastructure_error`, whatever its status."""
     evaluators: list[Any] = field(default_factory=list)
 
 
@@ -462,7 +473,8 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
             collector = TrajectoryCollector()
             started = time.perf_counter()
             done = await self._repetition(task, repeat_idx, collector)
-            retry = attempts <= task.protocol.max_retries and done.status in _RETRIED
+            failed_outside = done.status in _RETRIED or done.infrastructure
+            retry = attempts <= task.protocol.max_retries and failed_outside
             if not retry:
                 break
         duration_ms = (time.perf_counter() - started) * 1000.0
@@ -548,6 +560,7 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 raise _FatalError(exc) from exc
             done.status = _status_of(exc)
             done.error = _error_of(exc)
+            done.infrastructure = is_infrastructure_error(exc)
         done.traces = _gather(registry, "gather_traces")
         done.config = _gather(registry, "gather_config")
         done.evaluators = evaluators
@@ -573,7 +586,9 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
         attempts: int,
     ) -> UnitOutcome:
         """The repetition through the one scoring step: its evaluators' verdicts."""
-        kind = _KIND_OF_STATUS.get(done.status)
+        kind = ErrorKind.INFRASTRUCTURE_ERROR if done.infrastructure else (
+            _KIND_OF_STATUS.get(done.status)
+        )
         message = None if done.error is None else done.error.get("error_message")
         run = Trajectory(
             run_id=unit.run_id,
