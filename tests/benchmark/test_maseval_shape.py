@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from assay.benchmark import AgentAdapter, Benchmark, Environment, Evaluator, Task
+from assay.benchmark import AgentAdapter, Benchmark, Environment, Evaluator, Task, TaskQueue
 
 
 class DummyAgent:
@@ -89,7 +89,7 @@ QUERIES = ["What is 2+2?", "Name a colour", "Say hi"]
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_maseval_shaped_benchmark_runs_unchanged(workers: int) -> None:
     bench = DummyBenchmark(n_task_repeats=3, num_workers=workers)
-    tasks = [Task(q, id=f"task-{i}") for i, q in enumerate(QUERIES)]
+    tasks = TaskQueue.from_list([{"query": q, "id": f"task-{i}"} for i, q in enumerate(QUERIES)])
     reports = bench.run(tasks, {"model": "test"})
     assert len(reports) == 9 and len(bench.run_agents_calls) == 9
     assert len(bench.setup_environment_calls) == len(bench.evaluate_calls) == 9
@@ -129,3 +129,20 @@ def test_pass_hat_k_is_tau2s(tmp_path: Path) -> None:
     for k in range(1, 5):
         tau2 = comb(2, k) / comb(4, k) if k <= 2 else 0.0
         assert repeats["pass_hat_k"][str(k)] == pytest.approx(tau2, abs=1e-6)  # 6 places kept
+
+
+def test_get_failed_tasks_gives_the_tasks_to_run_again() -> None:
+    class Flaky(DummyBenchmark):
+        def run_agents(self, agents: Any, task: Task, environment: Environment,
+                       query: str) -> Any:
+            if task.id == "bad":
+                raise RuntimeError("no")
+            return super().run_agents(agents, task, environment, query)
+
+    bench = Flaky(n_task_repeats=2)
+    with pytest.raises(RuntimeError, match="after run"):
+        bench.get_failed_tasks()
+    bench.run([Task("a", id="good"), Task("b", id="bad")])
+    assert [t.id for t in bench.get_failed_tasks()] == ["bad"]
+    assert [t.id for t in bench.get_failed_tasks("agent_error")] == []
+    assert [t.id for t in bench.get_failed_tasks(["unknown_execution_error"])] == ["bad"]

@@ -22,7 +22,14 @@ from assay.benchmark.errors import AgentError, BenchmarkError, EnvironmentError,
 from assay.benchmark.evaluator import Evaluator, verdict_of
 from assay.benchmark.scorer_evaluator import ScorerEvaluator
 from assay.benchmark.seeding import SeedGenerator
-from assay.benchmark.task import Task, TaskProtocol, load_tasks, tasks_of
+from assay.benchmark.task import (
+    SequentialTaskQueue,
+    Task,
+    TaskProtocol,
+    TaskQueue,
+    load_tasks,
+    tasks_of,
+)
 from assay.benchmark.user import LLMUser, ScriptedUser, User
 
 __all__ = [
@@ -39,9 +46,11 @@ __all__ = [
     "ScorerEvaluator",
     "ScriptedUser",
     "SeedGenerator",
+    "SequentialTaskQueue",
     "Task",
     "TaskExecutionStatus",
     "TaskProtocol",
+    "TaskQueue",
     "User",
     "UserError",
     "judge_settings",

@@ -88,7 +88,7 @@ from assay.benchmark.environment import Environment
 from assay.benchmark.errors import AgentError, EnvironmentError, UserError
 from assay.benchmark.evaluator import Evaluator, verdict_of
 from assay.benchmark.seeding import SeedGenerator
-from assay.benchmark.task import Task, tasks_of
+from assay.benchmark.task import Task, TaskQueue, tasks_of
 from assay.benchmark.user import User
 from assay.live._loop import run_to_end
 from assay.live._threads import in_thread
@@ -410,6 +410,29 @@ class Benchmark(ABC):
         self.results = [o.outcome.result for o in outcomes]
         self._invoke("on_run_end", self, self.reports)
         return self.reports
+
+    def get_failed_tasks(
+        self, status_filter: str | Iterable[str] | None = None
+    ) -> TaskQueue:
+        """The tasks of the last `run` with a repetition that did not succeed (or whose
+        status is in `status_filter`), in task order, once each: to run them again.
+
+        Raises:
+            RuntimeError: `run` has not run yet.
+        """
+        if not self.reports:
+            raise RuntimeError("get_failed_tasks() must be called after run(): no reports")
+        wanted = (
+            None if status_filter is None
+            else {status_filter} if isinstance(status_filter, str)
+            else {str(s) for s in status_filter}
+        )
+        failed = {
+            r["task_id"] for r in self.reports
+            if (r["status"] != TaskExecutionStatus.SUCCESS if wanted is None
+                else r["status"] in wanted)
+        }
+        return TaskQueue(task for task in self.tasks if task.id in failed)
 
     def _invoke(self, hook: str, *args: Any) -> None:
         """Call `hook` on every callback; an exception is logged, never raised."""

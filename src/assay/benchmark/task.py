@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["Task", "TaskProtocol", "load_tasks", "tasks_of"]
+__all__ = ["SequentialTaskQueue", "Task", "TaskProtocol", "TaskQueue", "load_tasks", "tasks_of"]
 
 
 @dataclass(slots=True)
@@ -137,3 +137,29 @@ def load_tasks(path: str | Path) -> list[Task]:
     if not isinstance(parsed, list) or not all(isinstance(i, Mapping) for i in parsed):
         raise ValueError(f"{path}: not a list of tasks")
     return tasks_of(parsed)
+
+
+class TaskQueue(list[Task]):
+    """Tasks in order, as MASEval names them (`SequentialTaskQueue` too), so that code built
+    on its queue runs here.
+
+    Example:
+        >>> [t.id for t in TaskQueue.from_list([{"query": "q", "id": "a"}])]
+        ['a']
+    """
+
+    @classmethod
+    def from_list(cls, items: Iterable[Task | Mapping[str, Any]]) -> TaskQueue:
+        """The tasks of `items` (tasks, or their dicts)."""
+        return cls(tasks_of(items))
+
+    @classmethod
+    def from_json_file(cls, path: str | Path, *, limit: int | None = None) -> TaskQueue:
+        """The tasks of a JSON or JSON-lines file (`load_tasks`), the first `limit` only when
+        given."""
+        tasks = load_tasks(path)
+        return cls(tasks if limit is None else tasks[:limit])
+
+
+SequentialTaskQueue = TaskQueue
+
