@@ -59,6 +59,7 @@ def test_the_example_runs_with_no_key_and_writes_the_reports(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.slow
 def test_bad_inputs_are_said_and_nothing_runs(tmp_path: Path) -> None:
     (tmp_path / "notbench.py").write_text("class NotABenchmark:\n    pass\n")
     (tmp_path / "tasks.jsonl").write_text('{"query": "q", "id": "a"}\n')
@@ -186,6 +187,7 @@ class Judged(Benchmark):
 '''
 
 
+@pytest.mark.slow
 def test_the_judge_flags_reach_a_judged_scorer_evaluator(tmp_path: Path, chat_server: Any) -> None:
     from chat_server import Reply
 

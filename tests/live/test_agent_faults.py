@@ -88,6 +88,7 @@ def test_an_answer_after_the_deadline_is_a_timeout_not_a_pass() -> None:
     assert report.pass_rate == 0.0
 
 
+@pytest.mark.slow  # its agent is left running for a second after the evaluation
 def test_an_agent_that_refuses_to_stop_is_left_behind_not_waited_for() -> None:
     stopped: list[float] = []
 
