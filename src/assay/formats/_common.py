@@ -55,6 +55,12 @@ INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson")
 """The file names a directory walk takes as input (in any case)."""
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 """Files of one JSON value per line; every other input is one JSON document."""
+UNREAD_RUN_FILES = {
+    ".eval": "an Inspect AI eval log (.eval): assay has no reader for this format yet",
+    ".traj": "a SWE-agent trajectory (.traj): assay has no reader for this format yet",
+}
+"""Run files of known formats a directory walk meets and cannot read yet: each is said (an
+unreadable input, counted), never passed over in silence."""
 
 PLAIN = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset)
 """Values that are data, never message objects: reading attributes off them means nothing."""
@@ -134,9 +140,14 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
-            if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
+            if name.startswith("."):
+                continue
+            lowered = name.lower()
+            if lowered.endswith(INPUT_SUFFIXES):
                 found_any = True
                 yield os.path.join(dirpath, name)  # noqa: PTH118
+            elif (unread := UNREAD_RUN_FILES.get("." + lowered.rpartition(".")[2])) is not None:
+                yield ReadProblem(os.path.join(dirpath, name), unread)  # noqa: PTH118
     if not found_any and not errors and not skipped:
         # An empty directory is almost always a wrong path; say so instead of reading nothing.
         yield ReadProblem(str(path), "no .json, .jsonl or .ndjson files in directory")

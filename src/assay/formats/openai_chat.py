@@ -187,11 +187,24 @@ def openai_items(
     """
     if not isinstance(messages, list | tuple):
         return []
-    items = []
+    items: list[ChatItem] = []
     for message in messages:
         item = openai_item(message, scope=scope, node=node)
-        if item is not None:
-            items.append(item)
+        if item is None:
+            continue
+        previous = items[-1] if items else None
+        if (
+            previous is not None
+            and item.role == previous.role == "assistant"
+            and item.text is None
+            and previous.text is None
+            and item.calls
+            and previous.calls
+            and get_field(message, "type") == "function_call"
+        ):
+            previous.calls.extend(item.calls)  # calls asked for together: one step
+            continue
+        items.append(item)
     return items
 
 
@@ -207,7 +220,7 @@ def openai_item(
         return None
     role = get_field(message, "role")
     if not isinstance(role, str):
-        return None
+        return _response_item(message, scope=scope, node=node)
     kind = _ROLES.get(role.lower(), role)
     content = get_field(message, "content")
     text = content_text(content)
@@ -241,6 +254,30 @@ def openai_item(
     return ChatItem(role=kind, text=text, scope=scope)
 
 
+def _response_item(item: Any, *, scope: str | None, node: str | None) -> ChatItem | None:
+    """An item of the Responses API (`RunResult.to_input_list()` of the OpenAI Agents SDK)
+    that is not a role-keyed message: a `function_call` (a call the model asked for) or a
+    `function_call_output` (its result); None for anything else."""
+    kind = get_field(item, "type")
+    if kind == "function_call":
+        call = ToolCall(
+            name=first_text(get_field(item, "name")) or "",
+            args=tool_args(get_field(item, "arguments")),
+            call_id=id_text(get_field(item, "call_id")) or id_text(get_field(item, "id")),
+        )
+        return ChatItem(role="assistant", text=None, calls=[call], node=node, scope=scope)
+    if kind == "function_call_output":
+        output = get_field(item, "output")
+        return ChatItem(
+            role="tool",
+            text=content_text(output),
+            call_id=id_text(get_field(item, "call_id")),
+            result=tool_result(output),
+            scope=scope,
+        )
+    return None
+
+
 def openai_calls(raw_calls: Any) -> list[ToolCall]:
     """The tool calls of an OpenAI `tool_calls` list; items that are not calls are dropped.
 
@@ -259,7 +296,8 @@ def openai_call(raw: Any) -> ToolCall:
     A call without a text name is kept with name `""`: it happened, so call counts stay true.
     """
     function = get_field(raw, "function")
-    name = get_field(function, "name")
+    # Inspect AI writes the function's name itself under `function`, arguments beside it.
+    name = function if isinstance(function, str) else get_field(function, "name")
     if not isinstance(name, str):
         name = get_field(raw, "name")
     arguments = get_field(function, "arguments")

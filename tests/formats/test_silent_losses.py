@@ -1,0 +1,80 @@
+"""Runs that once read as complete while they were not: the tool calls of the OpenAI Agents
+SDK's `to_input_list()` items, Inspect AI's tool calls through the OpenAI reader, and the run
+files of known formats a directory walk used to pass over without a word."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from assay.formats import ReadProblem, read_file
+from assay.formats._common import walk_inputs
+from assay.records import Trajectory
+
+# `RunResult.to_input_list()` of the OpenAI Agents SDK: Responses-API items.
+AGENTS_SDK_ITEMS = [
+    {"role": "user", "content": "Weather in Paris and Oslo?"},
+    {"type": "reasoning", "id": "rs_1", "summary": []},
+    {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+     "arguments": '{"city": "Paris"}', "status": "completed"},
+    {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "get_weather",
+     "arguments": '{"city": "Oslo"}', "status": "completed"},
+    {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+    {"type": "function_call_output", "call_id": "call_2", "output": "rain"},
+    {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+     "content": [{"type": "output_text", "text": "Sunny in Paris, rain in Oslo.",
+                  "annotations": []}]},
+]
+
+# Inspect AI's chat messages: `function` is the tool's name, `arguments` a dict.
+INSPECT_MESSAGES = [
+    {"role": "system", "content": "Use the tools."},
+    {"role": "user", "content": "What is 2 + 2?", "source": "input"},
+    {"role": "assistant", "content": "", "source": "generate", "model": "openai/gpt-4o",
+     "tool_calls": [{"id": "call_a", "function": "add", "arguments": {"x": 2, "y": 2},
+                     "type": "function"}]},
+    {"role": "tool", "content": "4", "tool_call_id": "call_a", "function": "add"},
+    {"role": "assistant", "content": "4", "source": "generate"},
+]
+
+
+def _runs(path: Path) -> list[Trajectory]:
+    found = list(read_file(path))
+    assert not [p for p in found if isinstance(p, ReadProblem)], found
+    return [r for r in found if isinstance(r, Trajectory)]
+
+
+def test_the_agents_sdk_input_list_keeps_its_tool_calls(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(AGENTS_SDK_ITEMS))
+    [run] = _runs(path)
+    assert run.question == "Weather in Paris and Oslo?"
+    assert run.answer == "Sunny in Paris, rain in Oslo."
+    [step] = [s for s in run.steps if s.tool_calls]  # asked for together: one step
+    assert [(c.name, c.args, c.result) for c in step.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, "sunny"),
+        ("get_weather", {"city": "Oslo"}, "rain"),
+    ]
+
+
+def test_inspect_messages_keep_their_tool_names(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(INSPECT_MESSAGES))
+    [run] = _runs(path)
+    assert run.tool_names() == ["add"]
+    call = run.steps[0].tool_calls[0]
+    assert (call.args, call.result, run.answer) == ({"x": 2, "y": 2}, "4", "4")
+
+
+def test_run_files_of_formats_not_read_yet_are_said_not_skipped(tmp_path: Path) -> None:
+    (tmp_path / "ok.json").write_text(json.dumps(INSPECT_MESSAGES))
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "2025-01-01T00-00-00_task_abc.eval").write_bytes(b"PK\x03\x04")
+    (tmp_path / "swe.traj").write_text("{}")
+    (tmp_path / "notes.txt").write_text("not a run")
+    found = list(walk_inputs(tmp_path))  # what assay evaluate and assay convert walk
+    problems = {Path(p.source).name: p.reason for p in found if isinstance(p, ReadProblem)}
+    assert set(problems) == {"2025-01-01T00-00-00_task_abc.eval", "swe.traj"}
+    assert "Inspect AI eval log" in problems["2025-01-01T00-00-00_task_abc.eval"]
+    assert "SWE-agent trajectory" in problems["swe.traj"]
+    assert [Path(p).name for p in found if isinstance(p, str)] == ["ok.json"]
