@@ -78,3 +78,86 @@ def test_run_files_of_formats_not_read_yet_are_said_not_skipped(tmp_path: Path) 
     assert "Inspect AI eval log" in problems["2025-01-01T00-00-00_task_abc.eval"]
     assert "SWE-agent trajectory" in problems["swe.traj"]
     assert [Path(p).name for p in found if isinstance(p, str)] == ["ok.json"]
+
+
+def _attr(key: str, value: object) -> dict[str, object]:
+    kind = "intValue" if isinstance(value, int) else "stringValue"
+    return {"key": key, "value": {kind: value}}
+
+
+def _export(spans: list[dict[str, object]]) -> dict[str, object]:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+
+def _span(span_id: str, start: int, attributes: list[dict[str, object]], **extra: object) -> dict:
+    return {"traceId": "t1", "spanId": span_id, "startTimeUnixNano": str(start * 10**9),
+            "endTimeUnixNano": str(start * 10**9 + 5 * 10**8), "attributes": attributes,
+            **extra}
+
+
+def test_otlp_genai_tool_results_in_the_next_request_are_kept(tmp_path: Path) -> None:
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]}]
+    call = {"type": "tool_call", "id": "c1", "name": "get_weather",
+            "arguments": {"city": "Paris"}}
+    answered = [*asked, {"role": "assistant", "parts": [call]},
+                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
+                                            "response": "sunny"}]}]
+    export = _export([
+        _span("a", 1, [_attr("gen_ai.operation.name", "chat"),
+                       _attr("gen_ai.input.messages", json.dumps(asked)),
+                       _attr("gen_ai.output.messages", json.dumps(
+                           [{"role": "assistant", "parts": [call]}]))]),
+        _span("b", 2, [_attr("gen_ai.operation.name", "chat"),
+                       _attr("gen_ai.input.messages", json.dumps(answered)),
+                       _attr("gen_ai.output.messages", json.dumps(
+                           [{"role": "assistant",
+                             "parts": [{"type": "text", "content": "Sunny."}]}]))]),
+    ])
+    path = tmp_path / "otlp.json"
+    path.write_text(json.dumps(export))
+    [run] = _runs(path)
+    assert run.question == "Weather in Paris?" and run.answer == "Sunny."
+    assert [(c.name, c.args, c.result) for s in run.steps for c in s.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, "sunny")
+    ]
+
+
+def test_otlp_from_google_adk_keeps_the_question_the_answer_and_the_tools(
+    tmp_path: Path,
+) -> None:
+    request = {"model": "gemini-2.0-flash", "config": {"system_instruction": "Be brief."},
+               "contents": [{"role": "user", "parts": [{"text": "Weather in Paris?"}]}]}
+    asked = {"content": {"role": "model", "parts": [
+        {"function_call": {"id": "adk-1", "name": "get_weather", "args": {"city": "Paris"}}}]}}
+    later = {**request, "contents": [*request["contents"], asked["content"], {
+        "role": "user", "parts": [{"function_response": {
+            "id": "adk-1", "name": "get_weather", "response": {"weather": "sunny"}}}]}]}
+    replied = {"content": {"role": "model", "parts": [{"text": "It is sunny in Paris."}]}}
+
+    def model_span(span_id: str, start: int, req: dict, resp: dict) -> dict:
+        return _span(span_id, start, [
+            _attr("gen_ai.operation.name", "generate_content"),
+            _attr("gen_ai.system", "gcp.vertex.agent"),
+            _attr("gen_ai.request.model", "gemini-2.0-flash"),
+            _attr("gen_ai.usage.input_tokens", 40),
+            _attr("gcp.vertex.agent.llm_request", json.dumps(req)),
+            _attr("gcp.vertex.agent.llm_response", json.dumps(resp)),
+        ], name="call_llm")
+
+    export = _export([
+        model_span("a", 1, request, asked),
+        _span("b", 2, [_attr("gen_ai.operation.name", "execute_tool"),
+                       _attr("gen_ai.tool.name", "get_weather"),
+                       _attr("gcp.vertex.agent.tool_call_args", '{"city": "Paris"}'),
+                       _attr("gcp.vertex.agent.tool_response", '{"weather": "sunny"}')],
+              name="execute_tool get_weather"),
+        model_span("c", 3, later, replied),
+    ])
+    path = tmp_path / "adk.json"
+    path.write_text(json.dumps(export))
+    [run] = _runs(path)
+    assert run.question == "Weather in Paris?" and run.answer == "It is sunny in Paris."
+    assert [(c.name, c.args, c.result) for s in run.steps for c in s.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, {"weather": "sunny"})
+    ]
+    assert run.usage.input_tokens == 80

@@ -30,6 +30,13 @@ accepted where they are unambiguous: `gen_ai.usage.prompt_tokens` / `completion_
 message attributes recorded as JSON text. Span events (the deprecated per-message events) are
 not read.
 
+Where a model call has no tool spans, a call's result is taken from a later request: its
+`tool_call_response` part in `gen_ai.input.messages`. Google ADK's spans carry the
+conversation in their own attributes, read where the GenAI ones are absent: the request and
+reply (`gcp.vertex.agent.llm_request` / `llm_response`, Gemini contents: the question, the
+reply's text and `function_call` parts, `function_response` results) and a tool span's
+`gcp.vertex.agent.tool_call_args` / `tool_response`.
+
 Example:
     >>> def attr(key, value):
     ...     kind = "intValue" if isinstance(value, int) else "stringValue"
@@ -322,16 +329,18 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
         agent = _nearest(span, by_id, _AGENT_OPERATION)
         own_agent = span.text("gen_ai.agent.name")
         outputs = _messages(span.attributes.get("gen_ai.output.messages"))
+        adk_reply = _adk_parts(span, _ADK_RESPONSE)
         step = Step(
             index=0,
-            text=_output_text(outputs),
+            text=_output_text(outputs) if outputs else _adk_text(adk_reply),
             usage=_usage(span.attributes),
             duration_ms=_duration(span),
             node=own_agent if own_agent else (agent.text("gen_ai.agent.name") if agent else None),
         )
         if span.span_id is not None:
             step_of[span.span_id] = len(entries)
-        entries.append((span.rank, step, _scope(agent), _requested_calls(outputs)))
+        requested = _requested_calls(outputs) if outputs else _adk_calls(adk_reply)
+        entries.append((span.rank, step, _scope(agent), requested))
 
     tool_entries: list[tuple[int, Step, str | None, list[ToolCall]]] = []
     with_tool_spans: set[int] = set()
@@ -356,6 +365,13 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     for position, (_, step, _, requested) in enumerate(entries):
         if position not in with_tool_spans:
             step.tool_calls = requested
+    # Without tool spans, a call's result travels in a later request: a `tool_call_response`
+    # part of `gen_ai.input.messages`, or a `function_response` part of ADK's request.
+    responses = _tool_responses(model_spans)
+    for _, step, _, _ in entries:
+        for call in step.tool_calls:
+            if call.result is None and call.call_id in responses:
+                call.result = responses[call.call_id]
 
     steps = [step for _, step, _, _ in sorted(entries + tool_entries, key=lambda e: e[0])]
     for index, step in enumerate(steps):
@@ -379,6 +395,8 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     question = None
     for span in [*model_spans, *agent_spans]:
         question = _first_user_text(_messages(span.attributes.get("gen_ai.input.messages")))
+        if question is None:
+            question = _adk_question(span)
         if question is not None:
             break
 
@@ -455,12 +473,107 @@ def _tool_call(span: _Span) -> ToolCall:
     name = span.text("gen_ai.tool.name")
     if name is None and span.name.startswith("execute_tool "):
         name = span.name[len("execute_tool ") :].strip()
+    arguments = span.attributes.get("gen_ai.tool.call.arguments")
+    if arguments is None:
+        arguments = span.attributes.get("gcp.vertex.agent.tool_call_args")
+    result = span.attributes.get("gen_ai.tool.call.result")
+    if result is None:
+        result = _json_or_text(span.attributes.get("gcp.vertex.agent.tool_response"))
     return ToolCall(
         name=name or "",
-        args=tool_args(span.attributes.get("gen_ai.tool.call.arguments")),
+        args=tool_args(arguments),
         call_id=id_text(span.attributes.get("gen_ai.tool.call.id")),
-        result=span.attributes.get("gen_ai.tool.call.result"),
+        result=result,
     )
+
+
+# Google ADK records a model call's whole request and reply as JSON text on the span, in the
+# Gemini content format (`contents: [{role, parts: [{text | function_call |
+# function_response}]}]`; the reply `{content: {role, parts}}` or `{candidates: [{content}]}`).
+_ADK_REQUEST = "gcp.vertex.agent.llm_request"
+_ADK_RESPONSE = "gcp.vertex.agent.llm_response"
+
+
+def _json_or_text(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
+
+
+def _adk_parts(span: _Span, key: str) -> list[Any]:
+    """The parts of ADK's recorded reply (`_ADK_RESPONSE`) of a model span."""
+    payload = _json_or_text(span.attributes.get(key))
+    if not isinstance(payload, dict):
+        return []
+    content = payload.get("content")
+    if content is None:
+        candidates = payload.get("candidates")
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        content = first.get("content") if isinstance(first, dict) else None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return parts if isinstance(parts, list) else []
+
+
+def _adk_text(parts: list[Any]) -> str | None:
+    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return "".join(texts) if texts else None
+
+
+def _adk_calls(parts: list[Any]) -> list[ToolCall]:
+    calls = []
+    for part in parts:
+        asked = part.get("function_call") if isinstance(part, dict) else None
+        if isinstance(asked, dict):
+            name = asked.get("name")
+            calls.append(
+                ToolCall(
+                    name=name if isinstance(name, str) else "",
+                    args=tool_args(asked.get("args")),
+                    call_id=id_text(asked.get("id")),
+                )
+            )
+    return calls
+
+
+def _adk_contents(span: _Span) -> list[Any]:
+    request = _json_or_text(span.attributes.get(_ADK_REQUEST))
+    contents = request.get("contents") if isinstance(request, dict) else None
+    return contents if isinstance(contents, list) else []
+
+
+def _adk_question(span: _Span) -> str | None:
+    """The first user text of ADK's recorded request."""
+    for content in _adk_contents(span):
+        if isinstance(content, dict) and content.get("role") == "user":
+            parts = content.get("parts")
+            text = _adk_text(parts if isinstance(parts, list) else [])
+            if text is not None:
+                return text
+    return None
+
+
+def _tool_responses(model_spans: list[_Span]) -> dict[str, Any]:
+    """Tool results by call id, as later requests carry them."""
+    found: dict[str, Any] = {}
+    for span in model_spans:
+        for message in _messages(span.attributes.get("gen_ai.input.messages")):
+            for part in _parts(message):
+                if isinstance(part, dict) and part.get("type") == "tool_call_response":
+                    call_id = id_text(part.get("id"))
+                    if call_id is not None:
+                        found.setdefault(call_id, part.get("response", part.get("result")))
+        for content in _adk_contents(span):
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for part in parts if isinstance(parts, list) else ():
+                answered = part.get("function_response") if isinstance(part, dict) else None
+                if isinstance(answered, dict):
+                    call_id = id_text(answered.get("id"))
+                    if call_id is not None:
+                        found.setdefault(call_id, answered.get("response"))
+    return found
 
 
 def _usage(attributes: dict[str, Any]) -> Usage:
