@@ -32,8 +32,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
@@ -54,9 +54,8 @@ from assay.live.capture import (
 from assay.live.criteria import EvalConfig
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
-from assay.schema.evalconfig import EVALUATOR_CLASSES
 from assay.schema.evalset import EvalCase
-from assay.scoring import Criterion, Scoring, verdict_of
+from assay.scoring import Criterion, Scoring
 
 __all__ = [
     "Engine",
@@ -184,7 +183,7 @@ class UnitOutcome:
     """How many times the unit was run (more than one after infrastructure errors)."""
 
 
-class UnitRunner(Generic[U, Outcome]):
+class UnitRunner(ABC, Generic[U, Outcome]):
     """What every way of running units of work shares: `concurrency` units at a time, each
     agent call under a deadline that really ends it, and the tasks left behind kept apart.
     `Engine` runs the cases of an eval set on an agent; the benchmark lifecycle
@@ -195,9 +194,9 @@ class UnitRunner(Generic[U, Outcome]):
         self._left: set[asyncio.Task[Any]] = set()
         """Agents' tasks left behind past their deadline, or when interrupted."""
 
+    @abstractmethod
     async def run_unit(self, unit: U) -> Outcome:
         """Run one unit; its outcome."""
-        raise NotImplementedError
 
     async def run_all(
         self,
@@ -469,18 +468,10 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
     async def _evaluate_with(self, criterion: Criterion, case: EvalCase, run: Trajectory) -> Score:
         """A benchmark evaluator's verdict on the run (`CriterionConfig.evaluator`), made in a
         thread under the run's timeout (an evaluator is the user's code)."""
-        options = dict(criterion.options)
-        evaluator_class = evaluator_class_of(str(options["evaluator"]))
-        task = _TaskView.of(case)
+        from assay.live.checks.evaluator import evaluator_verdict
 
-        def evaluate() -> Score:
-            evaluator = evaluator_class(task, None, None, **dict(options.get("options") or {}))
-            metrics = evaluator(evaluator.filter_traces(traces_of(run)), run.answer)
-            verdict = getattr(evaluator, "verdict", None)
-            score: Score = verdict(metrics) if callable(verdict) else verdict_of("", metrics)
-            return _named_score(score, criterion.name)
-
-        ended = await self._bounded(in_thread(evaluate), TrajectoryCollector())
+        work = in_thread(evaluator_verdict, criterion.name, criterion.options, case, run)
+        ended = await self._bounded(work, TrajectoryCollector())
         if ended.timed_out:
             return Score.error(criterion.name, "the evaluator ran past the run's timeout",
                                {"reason": ErrorKind.SCORER_ERROR})
@@ -679,87 +670,6 @@ def describe(exc: BaseException) -> str:
         ('Odd: Odd()', "KeyError: 'k'")
     """
     return f"{type(exc).__name__}: {text_of(exc)}"
-
-
-@dataclass(frozen=True, slots=True)
-class _TaskView:
-    """An eval case as a benchmark evaluator sees a task."""
-
-    id: str
-    query: str | None
-    evaluation_data: dict[str, Any]
-    metadata: dict[str, Any]
-
-    @classmethod
-    def of(cls, case: EvalCase) -> _TaskView:
-        extra = dict(case.model_extra or {})
-        expected = case.model_dump(
-            include={"expected_response", "expected_tools", "expected_trajectory"},
-            exclude_none=True,
-        )
-        own = extra.get("evaluation_data")
-        return cls(
-            case.eval_id,
-            case.user_query,
-            {**expected, **(own if isinstance(own, dict) else {})},
-            dict(extra.get("metadata") or {}) if isinstance(extra.get("metadata"), dict) else {},
-        )
-
-
-def traces_of(run: Trajectory) -> dict[str, Any]:
-    """A captured run as a benchmark's traces: each tool's invocations (`inputs`, `outputs`,
-    `status`) and the agent's conversation.
-
-    Example:
-        >>> from assay.records import Step, ToolCall
-        >>> run = Trajectory(runner="bot", steps=[Step(0, tool_calls=[ToolCall("add", {"a": 1},
-        ...                                                              result=2)])])
-        >>> traces_of(run)["tools"]["add"]["invocations"][0]["outputs"]
-        2
-    """
-    tools: dict[str, dict[str, Any]] = {}
-    for step in run.steps:
-        for call in step.tool_calls:
-            entry = tools.setdefault(call.name, {"invocations": [], "total_invocations": 0})
-            entry["invocations"].append(
-                {"id": entry["total_invocations"], "inputs": call.args, "outputs": call.result,
-                 "status": "success"}
-            )
-            entry["total_invocations"] += 1
-    messages = [{"role": m.role, "content": m.content} for m in run.messages]
-    return {
-        "tools": tools,
-        "agents": {run.runner or "agent": {"messages": messages,
-                                          "message_count": len(messages)}},
-        "metadata": {"run_id": run.run_id},
-    }
-
-
-def evaluator_class_of(path: str) -> Any:
-    """The evaluator class a criterion names (`module:qualname`): the one given to
-    `CriterionConfig.evaluator` in this process, else imported.
-
-    Raises:
-        ValueError: no such class.
-    """
-    found = EVALUATOR_CLASSES.get(path)
-    if found is not None:
-        return found
-    module_name, _, qualname = path.partition(":")
-    try:
-        found = importlib.import_module(module_name)
-        for part in qualname.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"no evaluator {path!r}: {exc}") from None
-    if not (isinstance(found, type) and callable(getattr(found, "filter_traces", None))):
-        raise ValueError(f"{path!r} is not an evaluator class")
-    return found
-
-
-def _named_score(score: Score, name: str) -> Score:
-    score.scorer = name
-    return score
 
 
 def _expects_steps(case: EvalCase) -> bool:
