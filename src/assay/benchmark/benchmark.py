@@ -66,27 +66,31 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
-import enum
 import inspect
 import logging
 import time
-import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from assay._jsonable import dumps_lenient
 from assay._text import path_text, text_of
 from assay.benchmark.agent import AgentAdapter
 from assay.benchmark.environment import Environment
-from assay.benchmark.errors import AgentError, EnvironmentError, UserError
 from assay.benchmark.evaluator import Evaluator, verdict_of
+from assay.benchmark.repetition import (
+    Repetition,
+    TaskExecutionStatus,
+    error_of,
+    gather,
+    kept_report,
+    report_of,
+    status_of,
+    usage_of,
+)
 from assay.benchmark.seeding import SeedGenerator
 from assay.benchmark.task import Task, TaskQueue, tasks_of
 from assay.benchmark.user import User
@@ -101,9 +105,7 @@ from assay.live.runner import (
     UnitRunner,
     is_infrastructure_error,
 )
-from assay.models.pricing import estimate_cost_usd
 from assay.records import Case, Trajectory
-from assay.reports.files import inside, read_regular
 from assay.reports.red_flags import RedFlagThresholds
 from assay.results import CaseResult, ErrorKind, RunSummary, Score
 from assay.schema.evalset import EvalCase
@@ -112,19 +114,6 @@ from assay.scoring import Scoring
 __all__ = ["Benchmark", "BenchmarkCallback", "TaskExecutionStatus", "judge_settings"]
 
 _log = logging.getLogger("assay.benchmark")
-
-
-class TaskExecutionStatus(enum.StrEnum):
-    """How a task repetition ended (see the module for how each counts)."""
-
-    SUCCESS = "success"
-    AGENT_ERROR = "agent_error"
-    ENVIRONMENT_ERROR = "environment_error"
-    USER_ERROR = "user_error"
-    TASK_TIMEOUT = "task_timeout"
-    UNKNOWN_EXECUTION_ERROR = "unknown_execution_error"
-    EVALUATION_FAILED = "evaluation_failed"
-    SETUP_FAILED = "setup_failed"
 
 
 _KIND_OF_STATUS = {
@@ -183,24 +172,6 @@ def judge_settings() -> Mapping[str, Mapping[str, Any]]:
     benchmark's `judge_options`) in the repetition running here: what a `ScorerEvaluator`
     of a judge is built with, below its own options."""
     return _judge_settings.get() or {}
-
-
-@dataclass(slots=True)
-class _Repetition:
-    """What one repetition gave, before it is scored."""
-
-    status: TaskExecutionStatus = TaskExecutionStatus.SUCCESS
-    error: dict[str, Any] | None = None
-    final_answer: Any = None
-    traces: dict[str, Any] = field(default_factory=dict)
-    config: dict[str, Any] = field(default_factory=dict)
-    eval: list[dict[str, Any]] | None = None
-    names: list[str] = field(default_factory=list)
-    """The evaluators' names, in the order of `eval`."""
-    infrastructure: bool = False
-    """The failure was the infrastructure's (a connection, a model's 429 or 5xx): retried,
-    and counted as an `infrastructure_error`, whatever its status."""
-    evaluators: list[Any] = field(default_factory=list)
 
 
 class Benchmark(ABC):
@@ -501,7 +472,7 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
             if not retry:
                 break
         duration_ms = (time.perf_counter() - started) * 1000.0
-        report = _report(task, repeat_idx, done, _usage(collector, done.traces, done.eval))
+        report = report_of(task, repeat_idx, done, usage_of(collector, done.traces, done.eval))
         outcome = await self._scored(unit, task, done, collector, duration_ms, attempts)
         outcome.result.benchmark = report
         finished = _Done(report, outcome)
@@ -516,17 +487,17 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
 
     async def _repetition(
         self, task: Task, repeat_idx: int, collector: TrajectoryCollector
-    ) -> _Repetition:
+    ) -> Repetition:
         """Run one repetition's hooks in a thread of its own, under the task's deadline."""
         registry: dict[str, Any] = {}
         timeout = task.protocol.timeout_seconds or self.benchmark.timeout
 
-        async def work() -> _Repetition:
+        async def work() -> Repetition:
             return await in_thread(self._hooks, task, repeat_idx, registry)
 
         ended = await self._bounded(work(), collector, timeout_s=timeout)
         if ended.timed_out:
-            done = _Repetition(
+            done = Repetition(
                 TaskExecutionStatus.TASK_TIMEOUT,
                 {
                     "error_type": "TaskTimeoutError",
@@ -535,26 +506,26 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                     "timeout": timeout,
                 },
             )
-            done.traces = _gather(registry, "gather_traces")
-            done.config = _gather(registry, "gather_config")
+            done.traces = gather(registry, "gather_traces")
+            done.config = gather(registry, "gather_config")
             return done
         if isinstance(ended.failure, _FatalError):
             raise ended.failure.error
         if ended.failure is not None:  # the thread itself failed: not a hook's doing
-            return _Repetition(
-                TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR, _error_of(ended.failure)
+            return Repetition(
+                TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR, error_of(ended.failure)
             )
         assert ended.value is not None
         return ended.value
 
-    def _hooks(self, task: Task, repeat_idx: int, registry: dict[str, Any]) -> _Repetition:
+    def _hooks(self, task: Task, repeat_idx: int, registry: dict[str, Any]) -> Repetition:
         """The repetition, in its own thread: setup, the execution loop, traces, evaluation."""
         bench = self.benchmark
         _registry.set(registry)
         _judge_settings.set(bench.judge_options)
         seeds = bench.seed_generator.for_task(task.id).for_repetition(repeat_idx)
         data = self.agent_data.get(task.id, {})
-        done = _Repetition()
+        done = Repetition()
         try:
             environment = bench.setup_environment(data, task, seed_generator=seeds)
             user = bench.setup_user(data, environment, task, seed_generator=seeds)
@@ -567,7 +538,7 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
         except Exception as exc:
             if bench.fail_on_setup_error:
                 raise _FatalError(exc) from exc
-            return _Repetition(TaskExecutionStatus.SETUP_FAILED, _error_of(exc))
+            return Repetition(TaskExecutionStatus.SETUP_FAILED, error_of(exc))
         bench.register("environment", "env", environment)
         if isinstance(environment, Environment):  # each tool's invocations, by its name
             for name, tool in environment.get_tools().items():
@@ -581,11 +552,11 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
         except Exception as exc:
             if bench.fail_on_task_error:
                 raise _FatalError(exc) from exc
-            done.status = _status_of(exc)
-            done.error = _error_of(exc)
+            done.status = status_of(exc)
+            done.error = error_of(exc)
             done.infrastructure = is_infrastructure_error(exc)
-        done.traces = _gather(registry, "gather_traces")
-        done.config = _gather(registry, "gather_config")
+        done.traces = gather(registry, "gather_traces")
+        done.config = gather(registry, "gather_config")
         done.evaluators = evaluators
         done.names = _names(evaluators)
         if done.status is TaskExecutionStatus.SUCCESS:
@@ -596,14 +567,14 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 if bench.fail_on_evaluation_error:
                     raise _FatalError(exc) from exc
                 done.status = TaskExecutionStatus.EVALUATION_FAILED
-                done.error = _error_of(exc)
+                done.error = error_of(exc)
         return done
 
     async def _scored(
         self,
         unit: Unit,
         task: Task,
-        done: _Repetition,
+        done: Repetition,
         collector: TrajectoryCollector,
         duration_ms: float,
         attempts: int,
@@ -681,27 +652,11 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 result.append(finished[unit.key])
             elif unit.key in reports.results:
                 kept = reports.results[unit.key]
-                report = _kept_report(directory, reports.lines[unit.key], unit)
+                report = kept_report(directory, reports.lines[unit.key], unit)
                 run = Trajectory(run_id=unit.run_id, scenario_id=unit.case.eval_id)
                 outcome = UnitOutcome(unit, run, kept, TrajectoryCollector())
                 result.append(_Done(report, outcome))
         return result
-
-
-def _kept_report(directory: Path, line: Mapping[str, Any], unit: Unit) -> dict[str, Any]:
-    """The benchmark's report of a repetition an earlier run finished: from its per-run
-    report (where `run` saved it whole), else what its `results.jsonl` line keeps."""
-    report_file = line.get("report_file")
-    whole: Any = None
-    if isinstance(report_file, str):
-        with contextlib.suppress(OSError, ValueError):
-            saved = orjson.loads(read_regular(inside(directory, report_file)))
-            whole = saved.get("benchmark") if isinstance(saved, dict) else None
-    if not isinstance(whole, dict):
-        whole = dict(line.get("benchmark") or {})
-        whole.setdefault("task_id", unit.case.eval_id)
-        whole.setdefault("repeat_idx", unit.repeat - 1)
-    return {**whole, "kept": True}
 
 
 def _verdict(evaluator: Any, name: str, metrics: Any) -> Score:
@@ -725,112 +680,6 @@ def _names(evaluators: Sequence[Any]) -> list[str]:
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return names
-
-
-def _status_of(exc: BaseException) -> TaskExecutionStatus:
-    if isinstance(exc, AgentError):
-        return TaskExecutionStatus.AGENT_ERROR
-    if isinstance(exc, EnvironmentError):
-        return TaskExecutionStatus.ENVIRONMENT_ERROR
-    if isinstance(exc, UserError):
-        return TaskExecutionStatus.USER_ERROR
-    return TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR
-
-
-def _error_of(exc: BaseException) -> dict[str, Any]:
-    error: dict[str, Any] = {
-        "error_type": type(exc).__name__,
-        "error_message": text_of(exc),
-        "traceback": "".join(traceback.format_exception(exc))[-4000:],
-    }
-    component = getattr(exc, "component", None)
-    if component is not None:
-        error["component"] = component
-        error["details"] = getattr(exc, "details", {})
-    return error
-
-
-def _gather(registry: dict[str, Any], method: str) -> dict[str, Any]:
-    """The registered components' traces (or configs) by category: `environment` and `user`
-    as one dict each, the others by name; a component whose gathering raises leaves an
-    error entry."""
-    gathered: dict[str, Any] = {"metadata": {"timestamp": time.time(),
-                                             "total_components": len(registry)}}
-    for category, name, component in list(registry.values()):
-        gather = getattr(component, method, None)
-        if gather is None:
-            continue
-        try:
-            value = gather()
-        except Exception as exc:
-            value = {"error": f"failed to gather: {text_of(exc)}", "error_type": type(exc).__name__}
-        if category in ("environment", "user"):
-            gathered[category] = value
-        else:
-            gathered.setdefault(category, {})[name] = value
-    return gathered
-
-
-def _usage(
-    collector: TrajectoryCollector, traces: dict[str, Any], metrics: Sequence[Any] | None
-) -> dict[str, Any]:
-    """What the repetition's model calls used and cost, by component: the agents' (the model
-    calls their capture recorded, by model), a model-played user's, and the judges' of its
-    evaluators (a `ScorerEvaluator` of a judge reports them). A cost is None when a model's
-    price is unknown."""
-    by_model: dict[str | None, list[int]] = {}
-    for call in collector.model_calls:
-        counts = by_model.setdefault(call.model, [0, 0, 0])
-        counts[0] += 1
-        counts[1] += call.usage.input_tokens or 0
-        counts[2] += call.usage.output_tokens or 0
-    agents = {
-        str(model): _priced(model, calls, tokens_in, tokens_out)
-        for model, (calls, tokens_in, tokens_out) in by_model.items()
-    }
-    usage: dict[str, Any] = {"agents": agents}
-    user = traces.get("user")
-    simulated = user.get("simulated_user") if isinstance(user, dict) else None
-    if isinstance(simulated, dict):
-        usage["user"] = _priced(
-            simulated.get("model"),
-            int(simulated.get("calls") or 0),
-            int(simulated.get("input_tokens") or 0),
-            int(simulated.get("output_tokens") or 0),
-        )
-    judges = [m["judge"] for m in metrics or [] if isinstance(m, dict)
-              and isinstance(m.get("judge"), dict)]
-    if judges:
-        usage["judges"] = judges
-    return usage
-
-
-def _priced(model: str | None, calls: int, tokens_in: int, tokens_out: int) -> dict[str, Any]:
-    return {
-        "model": model,
-        "calls": calls,
-        "input_tokens": tokens_in,
-        "output_tokens": tokens_out,
-        "cost_usd": estimate_cost_usd(model, tokens_in, tokens_out),
-    }
-
-
-def _report(
-    task: Task, repeat_idx: int, done: _Repetition, usage: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The repetition's report, in MASEval's shape."""
-    return {
-        "task_id": task.id,
-        "repeat_idx": repeat_idx,
-        "status": done.status.value,
-        "error": done.error,
-        "traces": done.traces,
-        "config": done.config,
-        "usage": usage,
-        "eval": done.eval,
-        "task": {"query": task.query, "metadata": dict(task.metadata),
-                 "protocol": task.protocol.to_dict()},
-    }
 
 
 def _answer_text(answer: Any) -> str | None:
