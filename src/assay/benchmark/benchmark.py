@@ -229,6 +229,7 @@ class Benchmark(ABC):
         self.timeout = timeout
         self.name = name or type(self).__name__
         self.progress_bar = progress_bar
+        """Accepted as MASEval takes it; `assay bench` shows its own progress."""
         self.judge_options: dict[str, dict[str, Any]] = {
             name: dict(options) for name, options in (judge_options or {}).items()
         }
@@ -374,7 +375,7 @@ class Benchmark(ABC):
         self.reports, self.results = [], []
         self._invoke("on_run_start", self)
         if reports_dir is None:
-            outcomes = await runner.run_all(units, runner.done)
+            outcomes = await runner.run_all(units)
         else:
             outcomes = await runner.run_into(Path(reports_dir), units, resume)
         self.reports = [o.report for o in outcomes]
@@ -481,9 +482,6 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
         if self._left_in_task[task.id] == 0:
             self.benchmark._invoke("on_task_end", self.benchmark, task, report)
         return finished
-
-    async def done(self, finished: _Done) -> None:
-        """Nothing to save when no reports directory was asked for."""
 
     async def _repetition(
         self, task: Task, repeat_idx: int, collector: TrajectoryCollector
