@@ -67,6 +67,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
+import functools
 import inspect
 import logging
 import time
@@ -97,8 +99,10 @@ from assay.benchmark.user import User
 from assay.live._loop import run_to_end
 from assay.live._threads import in_thread
 from assay.live.capture import TrajectoryCollector
+from assay.live.executors import Executor, LocalExecutor, executor_of
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
 from assay.live.runner import (
+    Recipe,
     RunSettings,
     Unit,
     UnitOutcome,
@@ -196,6 +200,9 @@ class Benchmark(ABC):
         judge_options: Options by scorer name for the model-judged scorers a
             `ScorerEvaluator` runs (model, `client_options`, ...; `assay bench`'s judge
             flags set them); an evaluator's own options win.
+        executor: Where repetitions run: `"local"` (this process, the default), `"ray"` or
+            a `RayExecutor` (the workers of a Ray cluster; the benchmark object is pickled
+            to them).
     """
 
     def __init__(
@@ -213,6 +220,7 @@ class Benchmark(ABC):
         name: str | None = None,
         progress_bar: bool | str = False,
         judge_options: Mapping[str, Mapping[str, Any]] | None = None,
+        executor: Executor | str | None = None,
     ) -> None:
         if n_task_repeats < 1:
             raise ValueError("n_task_repeats must be at least 1")
@@ -233,6 +241,10 @@ class Benchmark(ABC):
         self.judge_options: dict[str, dict[str, Any]] = {
             name: dict(options) for name, options in (judge_options or {}).items()
         }
+        self.executor: Executor = executor_of(executor)
+        """Where repetitions run: this process (`"local"`, the default), or the workers of
+        a Ray cluster (`"ray"` or a `RayExecutor`): there the setup, agents, user and
+        evaluators run, the scoring and callbacks stay here."""
         self.tasks: list[Task] = []
         self.reports: list[dict[str, Any]] = []
         """One report per task repetition, in task order then repetition order."""
@@ -370,7 +382,7 @@ class Benchmark(ABC):
         """`run`, from a running event loop."""
         self.tasks = tasks_of(tasks)
         data = _agent_data(agent_data, self.tasks)
-        runner = _Lifecycle(self, data)
+        runner = _Lifecycle(self, data, self.executor)
         units = runner.units(self.tasks)
         self.reports, self.results = [], []
         self._invoke("on_run_start", self)
@@ -426,12 +438,33 @@ class _Done:
     outcome: UnitOutcome
 
 
-class _Lifecycle(UnitRunner[Unit, _Done]):
-    """The benchmark's repetitions as units of the live runner."""
+@dataclass(slots=True)
+class _Performed:
+    """The agents' side of one repetition (`_Lifecycle.execute`), as plain data that travels
+    back from a worker of a remote executor: the repetition without its evaluators, their
+    verdicts, and the capture."""
 
-    def __init__(self, benchmark: Benchmark, agent_data: dict[str, dict[str, Any]]) -> None:
+    done: Repetition
+    verdicts: list[Score]
+    collector: TrajectoryCollector
+    duration_ms: float
+    attempts: int
+
+
+class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
+    """The benchmark's repetitions as units of the live runner: the setup, the agents and
+    the evaluators run wherever the executor runs units; the scoring and the callbacks run
+    here."""
+
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        agent_data: dict[str, dict[str, Any]],
+        executor: Executor | None = None,
+    ) -> None:
         super().__init__(
-            RunSettings(concurrency=max(1, benchmark.num_workers), timeout_s=benchmark.timeout)
+            RunSettings(concurrency=max(1, benchmark.num_workers), timeout_s=benchmark.timeout),
+            executor,
         )
         self.benchmark = benchmark
         self.agent_data = agent_data
@@ -456,25 +489,39 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 units.append(Unit(case, k, run_id, count))
         return units
 
-    async def run_unit(self, unit: Unit) -> _Done:
+    def starting(self, unit: Unit) -> None:
         task = self._tasks[unit.case.eval_id]
-        repeat_idx = unit.repeat - 1
-        if repeat_idx == 0:
+        if unit.repeat == 1:
             self.benchmark._invoke("on_task_start", self.benchmark, task)
-        self.benchmark._invoke("on_task_repeat_start", self.benchmark, task, repeat_idx)
+        self.benchmark._invoke("on_task_repeat_start", self.benchmark, task, unit.repeat - 1)
+
+    async def execute(self, unit: Unit) -> _Performed:
+        task = self._tasks[unit.case.eval_id]
         attempts = 0
         while True:
             attempts += 1
             collector = TrajectoryCollector()
             started = time.perf_counter()
-            done = await self._repetition(task, repeat_idx, collector)
+            done = await self._repetition(task, unit.repeat - 1, collector)
             failed_outside = done.status in _RETRIED or done.infrastructure
             retry = attempts <= task.protocol.max_retries and failed_outside
             if not retry:
                 break
         duration_ms = (time.perf_counter() - started) * 1000.0
-        report = report_of(task, repeat_idx, done, usage_of(collector, done.traces, done.eval))
-        outcome = await self._scored(unit, task, done, collector, duration_ms, attempts)
+        verdicts: list[Score] = []
+        for index, metrics in enumerate(done.eval or []):
+            name = done.names[index] if index < len(done.names) else f"evaluator_{index + 1}"
+            evaluator = done.evaluators[index] if index < len(done.evaluators) else None
+            verdicts.append(_verdict(evaluator, name, metrics))
+        done.evaluators = []  # they hold the environment: judged here, not sent on
+        return _Performed(done, verdicts, collector, duration_ms, attempts)
+
+    async def finish(self, unit: Unit, part: _Performed) -> _Done:
+        task = self._tasks[unit.case.eval_id]
+        done = part.done
+        report = report_of(task, unit.repeat - 1, done,
+                           usage_of(part.collector, done.traces, done.eval))
+        outcome = await self._scored(unit, task, part)
         outcome.result.benchmark = report
         finished = _Done(report, outcome)
         self.benchmark._invoke("on_task_repeat_end", self.benchmark, report)
@@ -482,6 +529,33 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
         if self._left_in_task[task.id] == 0:
             self.benchmark._invoke("on_task_end", self.benchmark, task, report)
         return finished
+
+    def lost(self, unit: Unit, kind: ErrorKind, reason: str) -> _Performed:
+        status = (
+            TaskExecutionStatus.TASK_TIMEOUT if kind is ErrorKind.TIMEOUT
+            else TaskExecutionStatus.UNKNOWN_EXECUTION_ERROR
+        )
+        error = {"error_type": "WorkerLost", "error_message": reason, "traceback": ""}
+        done = Repetition(status, error, infrastructure=kind is ErrorKind.INFRASTRUCTURE_ERROR)
+        return _Performed(done, [], TrajectoryCollector(), 0.0, 0)
+
+    def recipe(self) -> Recipe:
+        # The callbacks stay here (they may hold a console); so do the results.
+        sent = copy.copy(self.benchmark)
+        sent.callbacks, sent.reports, sent.results, sent.summary = [], [], [], None
+        sent.executor = LocalExecutor()
+        return Recipe(functools.partial(
+            _lifecycle_on_worker, sent, self.agent_data, list(self._tasks.values())
+        ))
+
+    def longest_unit_s(self) -> float | None:
+        longest = 0.0
+        for task in self._tasks.values():
+            limit = task.protocol.timeout_seconds or self.benchmark.timeout
+            if limit is None:
+                return None
+            longest = max(longest, limit * (task.protocol.max_retries + 1))
+        return longest
 
     async def _repetition(
         self, task: Task, repeat_idx: int, collector: TrajectoryCollector
@@ -568,16 +642,9 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 done.error = error_of(exc)
         return done
 
-    async def _scored(
-        self,
-        unit: Unit,
-        task: Task,
-        done: Repetition,
-        collector: TrajectoryCollector,
-        duration_ms: float,
-        attempts: int,
-    ) -> UnitOutcome:
+    async def _scored(self, unit: Unit, task: Task, part: _Performed) -> UnitOutcome:
         """The repetition through the one scoring step: its evaluators' verdicts."""
+        done = part.done
         kind = ErrorKind.INFRASTRUCTURE_ERROR if done.infrastructure else (
             _KIND_OF_STATUS.get(done.status)
         )
@@ -588,9 +655,9 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
             runner=self.benchmark.name,
             question=task.query,
             answer=_answer_text(done.final_answer),
-            steps=collector.to_steps(),
-            usage=collector.usage(),
-            duration_ms=round(duration_ms, 3),
+            steps=part.collector.to_steps(),
+            usage=part.collector.usage(),
+            duration_ms=round(part.duration_ms, 3),
             source=f"benchmark {self.benchmark.name}: {unit.run_id}",
             error=None if kind is None else f"{done.status}: {message}"[:1000],
             repeat=unit.repeat if unit.of > 1 else None,
@@ -602,13 +669,10 @@ class _Lifecycle(UnitRunner[Unit, _Done]):
                 Score.error("evaluation", f"evaluation_failed: {message}"[:500],
                             {"reason": ErrorKind.SCORER_ERROR})
             )
-        for index, metrics in enumerate(done.eval or []):
-            name = done.names[index] if index < len(done.names) else f"evaluator_{index + 1}"
-            evaluator = done.evaluators[index] if index < len(done.evaluators) else None
-            verdicts.append(_verdict(evaluator, name, metrics))
+        verdicts.extend(part.verdicts)
         case = Case(id=task.id, question=task.query)
         result = await self.scoring.score_case(case, run, verdicts=verdicts)
-        return UnitOutcome(unit, run, result, collector, kind, attempts)
+        return UnitOutcome(unit, run, result, part.collector, kind, part.attempts)
 
     async def run_into(self, directory: Path, units: list[Unit], resume: bool) -> list[_Done]:
         """Run the units not finished in `directory` yet, saving each as it ends; the reports
@@ -731,5 +795,15 @@ def _options(
             "max_invocations": benchmark.max_invocations,
             "seed": benchmark.seed_generator.global_seed,
             "units": len(units),
+            "executor": benchmark.executor.describe(),
         },
     }
+
+
+def _lifecycle_on_worker(
+    benchmark: Benchmark, agent_data: dict[str, dict[str, Any]], tasks: list[Task]
+) -> _Lifecycle:
+    """The agents' side of a benchmark run, on a worker of a remote executor."""
+    runner = _Lifecycle(benchmark, agent_data)
+    runner.units(tasks)
+    return runner

@@ -27,6 +27,7 @@ from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 from assay.live._loop import run_to_end
 from assay.live.criteria import EvalConfig, inferred_config
 from assay.live.evalset import EvalSet
+from assay.live.executors import Executor, executor_of
 from assay.live.output import EVALSET_FILE, RUNS_FILE, LiveReports
 from assay.live.runner import (
     Engine,
@@ -68,6 +69,11 @@ class AgentEvaluator:
             a million characters); a longer one makes its run an `agent_error`, not kept.
         max_tool_result_chars: Longest tool result as JSON text (default
             `assay.limits.MAX_TOOL_RESULT_CHARS`, ten million); the same past it.
+        executor: Where runs are made: `"local"` (this process, the default), `"ray"` or a
+            `RayExecutor` (the workers of a Ray cluster; see `assay.live.executors`).
+        spec: How the workers of a remote executor load the agent: `module:attribute` or
+            `path/to/file.py:attribute`. None: the agent object is pickled to them. A
+            string `graph` is such a spec, loaded here too.
     """
 
     def __init__(
@@ -84,8 +90,17 @@ class AgentEvaluator:
         name: str | None = None,
         max_reply_chars: int = MAX_REPLY_CHARS,
         max_tool_result_chars: int = MAX_TOOL_RESULT_CHARS,
+        executor: Executor | str | None = None,
+        spec: str | None = None,
     ) -> None:
+        if isinstance(graph, str):
+            from assay.live.loading import load_agent
+
+            spec, graph = graph, load_agent(graph)
         self.graph = graph
+        self.spec = spec
+        self.executor: Executor = executor_of(executor)
+        """Where runs are made."""
         self.name = name
         """The agent's name in the reports (`runner`); None: the agent's own (a function's
         qualified name, a graph's class)."""
@@ -105,7 +120,8 @@ class AgentEvaluator:
 
     def _engine(self, cases: Sequence[EvalCase]) -> Engine:
         config = self.config or inferred_config(cases)
-        engine = Engine(self.graph, config, self.settings, collector=self.collector)
+        engine = Engine(self.graph, config, self.settings, collector=self.collector,
+                        executor=self.executor, spec=self.spec)
         if self.name is not None:
             engine.agent_name = self.name
         return engine
@@ -299,6 +315,7 @@ def _options(
             "max_reply_chars": engine.settings.max_reply_chars,
             "max_tool_result_chars": engine.settings.max_tool_result_chars,
             "criteria": _criteria(engine),
+            "executor": engine.executor.describe(),
         },
     }
 

@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AgentLoadError", "load_agent"]
+__all__ = ["AgentLoadError", "file_modules", "file_spec", "load_agent"]
+
+_FILE_MODULE_PREFIX = "assay_agent_"
 
 
 class AgentLoadError(Exception):
@@ -40,13 +42,39 @@ def load_agent(spec: str) -> Any:
         sys.dont_write_bytecode = previous
 
 
+def file_spec(spec: str) -> tuple[Path, str] | None:
+    """The file and attribute of a `path/to/file.py:attribute` spec; None for a module's.
+
+    Example:
+        >>> file_spec("agents/bot.py:agent"), file_spec("bot:agent")
+        ((PosixPath('agents/bot.py'), 'agent'), None)
+    """
+    target, sep, attribute = spec.rpartition(":")
+    if sep and target and attribute and _is_file(target):
+        return Path(target), attribute
+    return None
+
+
+def file_modules() -> list[Any]:
+    """The modules loaded from `file.py` specs so far (not importable by name elsewhere: a
+    remote worker is sent them by value)."""
+    return [
+        module for name, module in list(sys.modules.items())
+        if name.startswith(_FILE_MODULE_PREFIX)
+    ]
+
+
+def _is_file(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or os.sep in target
+
+
 def _load(spec: str) -> Any:
     target, sep, attribute = spec.rpartition(":")
     if not sep or not target or not attribute:
         raise AgentLoadError(
             f"AGENT must be module:attribute or path/to/file.py:attribute, got {spec!r}"
         )
-    if target.endswith(".py") or "/" in target or os.sep in target:
+    if _is_file(target):
         module = _from_file(Path(target))
     else:
         here = str(Path.cwd())
@@ -75,7 +103,7 @@ def _from_file(path: Path) -> Any:
     folder = str(path.resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    name = f"assay_agent_{path.stem}"
+    name = f"{_FILE_MODULE_PREFIX}{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise AgentLoadError(f"cannot import {path}: not a Python module")

@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -52,13 +53,16 @@ from assay.live.capture import (
     outside_calls,
 )
 from assay.live.criteria import EvalConfig
+from assay.live.executors import Executor, LocalExecutor
 from assay.records import Case, Message, Step, Trajectory
 from assay.results import CaseResult, ErrorKind, Score
 from assay.schema.evalset import EvalCase
-from assay.scoring import Criterion, Scoring
+from assay.scoring import Criterion, Scoring, criteria_of
 
 __all__ = [
     "Engine",
+    "Performance",
+    "Recipe",
     "RunKey",
     "RunSettings",
     "Unit",
@@ -70,6 +74,7 @@ __all__ = [
 
 T = TypeVar("T")
 U = TypeVar("U")
+Part = TypeVar("Part")
 Outcome = TypeVar("Outcome")
 
 AGENT_ERROR = ErrorKind.AGENT_ERROR
@@ -183,54 +188,110 @@ class UnitOutcome:
     """How many times the unit was run (more than one after infrastructure errors)."""
 
 
-class UnitRunner(ABC, Generic[U, Outcome]):
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """What builds a runner's agent side on a worker of a remote executor: `build()` there
+    gives a runner whose `execute` runs units (it must pickle)."""
+
+    build: Callable[[], UnitRunner[Any, Any, Any]]
+    code_dir: str | None = None
+    """A folder of the user's code that workers need (an agent's `file.py`'s): shipped to
+    them as their working directory."""
+
+
+@dataclass(slots=True)
+class Performance:
+    """The agent's side of one unit (`Engine.execute`): what the agent did, the verdicts of
+    the checks that drive it, and how its run ended. Plain data, so that it travels back
+    from a worker of a remote executor as the local runner has it."""
+
+    run: Trajectory
+    collector: TrajectoryCollector
+    error_kind: ErrorKind | None = None
+    attempts: int = 1
+    driven: dict[str, Score] = field(default_factory=dict)
+    """Verdicts of the criteria that drive the agent (simulation, idempotency, evaluator)."""
+    uncaptured: bool = False
+    """The case expects tool calls or nodes and nothing at all was captured."""
+
+
+class UnitRunner(ABC, Generic[U, Part, Outcome]):
     """What every way of running units of work shares: `concurrency` units at a time, each
     agent call under a deadline that really ends it, and the tasks left behind kept apart.
     `Engine` runs the cases of an eval set on an agent; the benchmark lifecycle
-    (`assay.benchmark`) runs task repetitions."""
+    (`assay.benchmark`) runs task repetitions.
 
-    def __init__(self, settings: RunSettings | None = None) -> None:
+    A unit runs in two parts, so that an executor can run the first where the agents are:
+    `execute` runs the agent's side (the conversation and its capture; a `Part` that can be
+    pickled), on this process or on a worker of a cluster; `finish` runs here, the driver,
+    and scores it (the judges, their cache and budget, stay in one place). The executor
+    (`assay.live.executors`) decides where `execute` runs; the default runs everything in
+    this process.
+    """
+
+    def __init__(
+        self, settings: RunSettings | None = None, executor: Executor | None = None
+    ) -> None:
         self.settings = settings or RunSettings()
+        self.executor: Executor = executor if executor is not None else LocalExecutor()
+        """Where units run (`LocalExecutor` unless told)."""
         self._left: set[asyncio.Task[Any]] = set()
         """Agents' tasks left behind past their deadline, or when interrupted."""
 
     @abstractmethod
+    async def execute(self, unit: U) -> Part:
+        """The agent's side of one unit, wherever the executor runs it."""
+
+    @abstractmethod
+    async def finish(self, unit: U, part: Part) -> Outcome:
+        """The driver's side of one unit: its outcome, scored."""
+
+    def starting(self, unit: U) -> None:
+        """Called on the driver as a unit is handed to the executor (before `execute`)."""
+
+    @abstractmethod
+    def lost(self, unit: U, kind: ErrorKind, reason: str) -> Part:
+        """The part of a unit that no worker could run to its end (its worker died too often,
+        or held its event loop past the unit's deadline): an error of `kind`, never a
+        score."""
+
+    def recipe(self) -> Recipe:
+        """What builds this runner's agent side on a worker of a remote executor (pickled
+        and sent there)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot run on a remote executor")
+
+    def longest_unit_s(self) -> float | None:
+        """The longest one unit's `execute` may take when everything in it keeps to its
+        deadlines (None: no limit): past it, a remote executor takes the worker as stuck."""
+        return None
+
     async def run_unit(self, unit: U) -> Outcome:
-        """Run one unit; its outcome."""
+        """Run one unit here, both parts; its outcome."""
+        self.starting(unit)
+        return await self.finish(unit, await self.execute(unit))
 
     async def run_all(
         self,
         units: Iterable[U],
         on_done: Callable[[Outcome], Awaitable[None] | None] | None = None,
     ) -> list[Outcome]:
-        """Run every unit, `concurrency` at a time; `on_done` gets each outcome as it ends
-        (in the order they end). Returns the outcomes in the order of `units`.
+        """Run every unit on the executor; `on_done` gets each outcome as it ends (in the
+        order they end). Returns the outcomes in the order of `units`.
 
         Cancelling (Ctrl-C) stops the units in flight; the outcomes already handed to
         `on_done` are the ones that finished.
         """
         pending = list(units)
         outcomes: dict[int, Outcome] = {}
-        queue = iter(enumerate(pending))
 
-        async def worker() -> None:
-            for index, unit in queue:  # shared iterator: each unit is taken once
-                outcome = await self.run_unit(unit)
-                outcomes[index] = outcome
-                if on_done is not None:
-                    done = on_done(outcome)
-                    if done is not None:
-                        await done
+        async def record(index: int, outcome: Outcome) -> None:
+            outcomes[index] = outcome
+            if on_done is not None:
+                done = on_done(outcome)
+                if done is not None:
+                    await done
 
-        count = min(self.settings.concurrency, len(pending)) or 1
-        try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(count):
-                    group.create_task(worker())
-        except BaseExceptionGroup as failed:
-            # A unit's failure is recorded, not raised: what ends up here failed for every
-            # unit (a full disk under the writer); say it as itself, not as a group.
-            raise failed.exceptions[0] from failed
+        await self.executor.run(self, pending, record)
         return [outcomes[i] for i in range(len(pending))]
 
     async def _bounded(
@@ -278,8 +339,20 @@ class UnitRunner(ABC, Generic[U, Outcome]):
 
 
 
-class Engine(UnitRunner[Unit, UnitOutcome]):
-    """Runs units of an eval set on one agent with one set of criteria."""
+class Engine(UnitRunner[Unit, Performance, UnitOutcome]):
+    """Runs units of an eval set on one agent with one set of criteria.
+
+    Args:
+        graph: The agent (anything `as_agent` takes).
+        config: The criteria.
+        settings: How units are run.
+        collector: A collector the user wired into the agent (see `user_collector`).
+        executor: Where units run (default: this process).
+        spec: How a worker of a remote executor loads the agent (`module:attribute` or
+            `path/to/file.py:attribute`); None: the agent object itself is pickled to it.
+        scored: False on a worker of a remote executor: the agent's side only (no scorer is
+            built; the driver scores).
+    """
 
     def __init__(
         self,
@@ -288,19 +361,27 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
         settings: RunSettings | None = None,
         *,
         collector: TrajectoryCollector | None = None,
+        executor: Executor | None = None,
+        spec: str | None = None,
+        scored: bool = True,
     ) -> None:
+        self.graph = graph
+        self.spec = spec
         self.agent: Agent = as_agent(graph)
         self.agent_name: str = self.agent.name
         """The agent's name in the reports (`runner`)."""
-        super().__init__(settings)
+        super().__init__(settings, executor)
         self.config = config
         self.user_collector = collector
         """A collector the user wired into the agent: after each unit it holds that unit's
         record (as the seed's API shows it), while every unit records into its own."""
+        self.driven = tuple(c for c in criteria_of(config) if c.kind != "scorer")
+        """The criteria that drive the agent (run with the agent, wherever it runs)."""
         self.scoring = Scoring.of(config, settings=self.settings.judge_options)
-        """The one scoring step, with these criteria (built now: a typo or a judge without
+        """The one scoring step, with these criteria (checked now: a typo or a judge without
         its model fails before any agent runs)."""
-        self.scoring.check()
+        if scored:
+            self.scoring.check()
         self._clients: dict[str, Any] = {}
         self._records: dict[str, tuple[EvalCase, Case]] = {}
         self._closers: list[Any] = []
@@ -322,8 +403,8 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
 
     # Running.
 
-    async def run_unit(self, unit: Unit) -> UnitOutcome:
-        """Run one case once: converse, capture, score."""
+    async def execute(self, unit: Unit) -> Performance:
+        """Run one case once: converse, capture, and run the checks that drive the agent."""
         case = unit.case
         record = self._case_record(case)
         attempts = 0
@@ -342,18 +423,54 @@ class Engine(UnitRunner[Unit, UnitOutcome]):
         if oversize is not None and error_kind is None:
             error_kind, run.error = AGENT_ERROR, f"{_KIND_TEXT[AGENT_ERROR]}: {oversize}"
         run.error_kind = error_kind
-        if error_kind is None and collector.empty and _expects_steps(case):
-            self.uncaptured.append(unit.run_id)
         driven = {}
         if error_kind is None:
-            for criterion in self.scoring.criteria:
-                if criterion.kind != "scorer":
-                    driven[criterion.name] = await self._drive(criterion, case, run)
-        result = await self.scoring.score_case(record, run, driven=driven)
+            for criterion in self.driven:
+                driven[criterion.name] = await self._drive(criterion, case, run)
+        uncaptured = error_kind is None and collector.empty and _expects_steps(case)
+        return Performance(run, collector, error_kind, attempts, driven, uncaptured)
+
+    async def finish(self, unit: Unit, part: Performance) -> UnitOutcome:
+        """Score what the agent did, through the one scoring step."""
+        if part.uncaptured:
+            self.uncaptured.append(unit.run_id)
+        record = self._case_record(unit.case)
+        result = await self.scoring.score_case(record, part.run, driven=part.driven)
         if self.user_collector is not None:
             self.user_collector.reset()
-            self.user_collector.extend(collector)
-        return UnitOutcome(unit, run, result, collector, error_kind, attempts)
+            self.user_collector.extend(part.collector)
+        return UnitOutcome(unit, part.run, result, part.collector, part.error_kind,
+                           part.attempts)
+
+    def lost(self, unit: Unit, kind: ErrorKind, reason: str) -> Performance:
+        record = self._case_record(unit.case)
+        collector = TrajectoryCollector()
+        run = self._trajectory(unit, record, collector, [], [], 0.0, reason)
+        run.error_kind = kind
+        return Performance(run, collector, kind, attempts=0)
+
+    def recipe(self) -> Recipe:
+        from assay.live.loading import file_spec
+
+        source: str | _Pickled = self.spec or _Pickled(self.graph)
+        code_dir = None
+        if isinstance(source, str) and (found := file_spec(source)) is not None:
+            # The file's folder becomes the worker's working directory.
+            path, attribute = found
+            code_dir, source = str(path.resolve().parent), f"{path.name}:{attribute}"
+        build = functools.partial(
+            _engine_on_worker, source, self.config, self.settings, self.agent_name
+        )
+        return Recipe(build, code_dir)
+
+    def longest_unit_s(self) -> float | None:
+        limit = self.settings.timeout_s
+        if limit is None:
+            return None
+        tries = self.settings.retries + 1
+        waits = sum(self.settings.retry_wait_s * 2.0**k for k in range(self.settings.retries))
+        # Each try of the conversation, then each driven check (retried the same way).
+        return (limit * tries + waits) * (1 + len(self.driven))
 
     def _case_record(self, case: EvalCase) -> Case:
         """The `Case` scorers read, made once per eval case (its repetitions share it; no
@@ -719,3 +836,24 @@ def is_infrastructure_error(exc: BaseException) -> bool:
     server_side = isinstance(status, int) and (status == 429 or status >= 500)
     return server_side and "HTTPStatusError" in names
 
+
+
+@dataclass(frozen=True, slots=True)
+class _Pickled:
+    """An agent object sent to workers as it is (pickled), for want of a spec to load it."""
+
+    agent: Any
+
+
+def _engine_on_worker(
+    source: str | _Pickled, config: EvalConfig, settings: RunSettings, name: str
+) -> Engine:
+    """The agent's side of an `Engine`, on a worker of a remote executor: the agent loaded
+    from its spec (or unpickled), no scorer built."""
+    from assay.live.loading import load_agent
+
+    graph = load_agent(source) if isinstance(source, str) else source.agent
+    engine = Engine(graph, config, settings, spec=source if isinstance(source, str) else None,
+                    scored=False)
+    engine.agent_name = name
+    return engine

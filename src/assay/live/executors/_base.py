@@ -1,0 +1,45 @@
+"""The executor protocol: run units, hand outcomes back as they end, stop when cancelled."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from assay.live.runner import UnitRunner
+
+U = TypeVar("U")
+Outcome = TypeVar("Outcome")
+
+__all__ = ["Executor", "ExecutorError"]
+
+
+class ExecutorError(Exception):
+    """The executor cannot run the units (no cluster to connect to, workers that cannot load
+    the agent, a cluster that went away); the message says why."""
+
+
+class Executor(ABC):
+    """Where a runner's units run. `run` runs each unit once: its agent side
+    (`runner.execute`) wherever the executor runs work, its scoring (`runner.finish`) on this
+    process, and awaits `done(index, outcome)` as each ends.
+
+    Cancelling `run` stops the units in flight; the ones handed to `done` are the finished
+    ones, and no unit is handed to it twice.
+    """
+
+    name: str = ""
+
+    @abstractmethod
+    async def run(
+        self,
+        runner: UnitRunner[U, Any, Outcome],
+        units: Sequence[U],
+        done: Callable[[int, Outcome], Awaitable[None]],
+    ) -> None:
+        """Run every unit of `units`; `done` with its index and outcome as each ends."""
+
+    def describe(self) -> dict[str, Any]:
+        """What the reports record of the executor (`options.live.executor`)."""
+        return {"name": self.name}

@@ -1,0 +1,547 @@
+"""`RayExecutor`: the agents' side of every unit on the workers of a Ray cluster.
+
+Each worker is a Ray actor that builds the runner's agent side once (`UnitRunner.recipe`:
+the agent loaded from its spec, or unpickled) and runs the units the driver sends it on its
+own asyncio loop, up to `concurrency` at a time, under the same deadlines as a local run.
+What a unit's agent side gives (`UnitRunner.execute`: the captured run, the verdicts of the
+checks that drive the agent) travels back pickled; the driver scores it (`finish`: the
+judges, their cache, budget and rate limits stay in one process) and hands it to the one
+writer.
+
+Faults:
+- a worker that dies (its process killed, its node lost) loses no unit: the units it had in
+  flight run again on a worker started in its place, at most `max_reruns` times each, after
+  which the unit is an `infrastructure_error`; none is scored twice;
+- a worker whose event loop is held past a unit's longest possible run
+  (`UnitRunner.longest_unit_s`, plus `grace_s`) is killed: that unit is a `timeout`, the
+  others it had run again;
+- a cluster that goes away (no worker can be started and none is left) ends the run with
+  `ExecutorError`; what finished is saved, and `--resume` finishes the rest;
+- cancelling the run (Ctrl-C, SIGTERM) kills the workers.
+
+Example (a local cluster is started when none runs, which takes a few seconds; the suite
+runs this in `tests/live/executors/test_ray.py`, not here):
+    >>> from assay.live.api import AgentEvaluator  # doctest: +SKIP
+    >>> from assay.schema.evalset import EvalCase  # doctest: +SKIP
+    >>> evaluator = AgentEvaluator("json:dumps", executor=RayExecutor(workers=1))  # doctest: +SKIP
+    >>> case = EvalCase(eval_id="a", user_query="hi", expected_response="hi")  # doctest: +SKIP
+    >>> evaluator.evaluate_sync([case]).cases[0].passed  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from assay._text import text_of
+from assay.live.executors._base import Executor, ExecutorError
+from assay.results import ErrorKind
+
+if TYPE_CHECKING:
+    from assay.live.runner import UnitRunner
+
+U = TypeVar("U")
+Outcome = TypeVar("Outcome")
+
+__all__ = ["RayExecutor", "ray_missing"]
+
+_log = logging.getLogger("assay.live.executors.ray")
+
+START_WORKER_TIMEOUT_S = 120.0
+"""Longest wait for a worker to start (its runtime environment set up, the agent loaded)."""
+
+
+def ray_missing() -> str | None:
+    """What to install when Ray is not installed; None when it is."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return "the Ray executor needs Ray: pip install 'ray>=2.9' (the assay[ray] extra)"
+    return None
+
+
+class RayExecutor(Executor):
+    """Runs the units' agent side on the workers of a Ray cluster.
+
+    Args:
+        address: The cluster (`ray start --head` prints it, e.g. `127.0.0.1:6379`, or
+            `ray://host:10001`). None: the cluster this machine runs if there is one
+            (`RAY_ADDRESS`, or the last `ray start`), else a local one started for the run
+            and stopped after it.
+        workers: How many workers (actors); None: as many as the cluster's free CPUs allow
+            at `num_cpus` each (GPUs too when `num_gpus` is set).
+        num_cpus: CPUs each worker reserves.
+        num_gpus: GPUs each worker reserves.
+        max_reruns: How many times a unit runs again after its worker died.
+        grace_s: Added to a unit's longest possible run before its worker counts as stuck.
+        runtime_env: Ray's runtime environment for the workers (`pip`, `env_vars`, ...),
+            merged with what the agent needs (its file's folder, the driver's import path).
+
+    Raises:
+        ExecutorError: Ray is not installed (the message says what to install).
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        workers: int | None = None,
+        num_cpus: float = 1.0,
+        num_gpus: float = 0.0,
+        max_reruns: int = 2,
+        grace_s: float = 10.0,
+        runtime_env: Mapping[str, Any] | None = None,
+    ) -> None:
+        missing = ray_missing()
+        if missing is not None:
+            raise ExecutorError(missing)
+        if workers is not None and workers < 1:
+            raise ValueError("workers must be at least 1")
+        if num_cpus < 0 or num_gpus < 0 or max_reruns < 0:
+            raise ValueError("num_cpus, num_gpus and max_reruns must not be negative")
+        self.address = address
+        self.workers = workers
+        self.num_cpus = num_cpus
+        self.num_gpus = num_gpus
+        self.max_reruns = max_reruns
+        self.grace_s = grace_s
+        self.runtime_env = dict(runtime_env or {})
+        self.stats = _Stats()
+        """What happened in the last run: workers started and lost, units run again."""
+        self.pids: list[int] = []
+        """The process ids of the workers alive now (for tests and operators)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "address": self.stats.address,
+            "workers": self.stats.workers,
+            "num_cpus": self.num_cpus,
+            "num_gpus": self.num_gpus,
+            "workers_lost": self.stats.workers_lost,
+            "units_rerun": self.stats.units_rerun,
+            "units_lost": self.stats.units_lost,
+        }
+
+    async def run(
+        self,
+        runner: UnitRunner[U, Any, Outcome],
+        units: Sequence[U],
+        done: Callable[[int, Outcome], Awaitable[None]],
+    ) -> None:
+        if not units:
+            return
+        self.stats = _Stats()
+        run = _Run(self, runner, units, done)
+        owned = await asyncio.to_thread(self._connect, run.code_dir)
+        try:
+            await run.go()
+        finally:
+            await asyncio.shield(asyncio.to_thread(run.stop, owned))
+
+    # Connecting.
+
+    def _connect(self, code_dir: str | None) -> bool:
+        """Connect to the cluster (or start a local one); whether this run did, and so
+        disconnects after it. The folder of the agent's code is shipped to the workers as
+        their working directory (Ray takes a local folder only when connecting)."""
+        import ray
+
+        if ray.is_initialized():
+            self.stats.address = _address_of(ray)
+            return False
+        job_env = {key: value for key, value in self.runtime_env.items() if key != "env_vars"}
+        if code_dir is not None and "working_dir" not in job_env:
+            job_env["working_dir"] = code_dir
+            job_env.setdefault("excludes", list(_EXCLUDED))
+        try:
+            ray.init(
+                address=self.address,
+                runtime_env=job_env or None,
+                namespace="assay",
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+                include_dashboard=False,
+                configure_logging=True,
+            )
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = self.address or "this machine"
+            raise ExecutorError(
+                f"cannot connect to the Ray cluster at {where}: {text_of(exc)}"
+            ) from exc
+        self.stats.address = _address_of(ray)
+        return True
+
+    def _count(self) -> int:
+        import ray
+
+        if self.workers is not None:
+            return self.workers
+        cluster: Any = ray
+        free: dict[str, float] = cluster.available_resources()
+        fits = [free.get("CPU", 0.0) / self.num_cpus] if self.num_cpus > 0 else []
+        if self.num_gpus > 0:
+            fits.append(free.get("GPU", 0.0) / self.num_gpus)
+        count = int(min(fits)) if fits else 1
+        if count < 1:
+            raise ExecutorError(
+                f"the Ray cluster has no room for a worker of {self.num_cpus:g} CPUs and "
+                f"{self.num_gpus:g} GPUs (free: {dict(free)}); lower --ray-num-cpus or "
+                "--ray-num-gpus, or free the cluster"
+            )
+        return count
+
+    def _actor_options(self, code_dir: str | None, concurrency: int) -> dict[str, Any]:
+        """Each worker's options: its resources, and its import path (the driver's own
+        folders, for workers on this machine; the runtime environment's ship the code to
+        others)."""
+        env_vars = dict(self.runtime_env.get("env_vars") or {})
+        paths = [p for p in [code_dir, *_user_paths()] if p]
+        if env_vars.get("PYTHONPATH"):
+            paths.append(env_vars["PYTHONPATH"])
+        env_vars["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env = {"env_vars": env_vars}
+        return {
+            "num_cpus": self.num_cpus,
+            "num_gpus": self.num_gpus,
+            "max_concurrency": concurrency + 2,  # the units, and the calls that check it
+            "max_restarts": 0,  # a dead worker is replaced by the driver, its units re-sent
+            "runtime_env": env,
+        }
+
+
+_EXCLUDED = (".git", ".venv", "venv", "node_modules", "__pycache__", "*.pyc")
+"""Never shipped with an agent's folder (large, and not the agent's code)."""
+
+
+@dataclass(slots=True)
+class _Stats:
+    address: str | None = None
+    workers: int = 0
+    workers_lost: int = 0
+    units_rerun: int = 0
+    units_lost: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class _Worker:
+    """One actor and what the driver knows of it."""
+
+    actor: Any
+    pid: int
+    alive: bool = True
+    in_flight: set[Any] = field(default_factory=set)
+
+
+def _packed(runner: UnitRunner[Any, Any, Any]) -> tuple[bytes, str | None]:
+    """The runner's recipe, pickled for the workers, and the folder of code they need."""
+    from ray import cloudpickle
+
+    from assay.live.loading import file_modules
+
+    pickler: Any = cloudpickle
+    recipe = runner.recipe()
+    for module in file_modules():  # not importable by name on a worker: sent whole
+        pickler.register_pickle_by_value(module)
+    try:
+        return _dumps(recipe.build), recipe.code_dir
+    except Exception as exc:
+        raise ExecutorError(
+            f"the agent cannot be sent to Ray workers ({type(exc).__name__}: "
+            f"{text_of(exc)}); name it as module:attribute or path/to/file.py:attribute"
+        ) from exc
+
+
+def _dumps(value: Any) -> bytes:
+    from ray import cloudpickle
+
+    pickler: Any = cloudpickle
+    return bytes(pickler.dumps(value))
+
+
+def _loads(blob: bytes) -> Any:
+    from ray import cloudpickle
+
+    pickler: Any = cloudpickle
+    return pickler.loads(blob)
+
+
+class _Unsendable:
+    """What a worker sends back when a unit's part cannot be pickled."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class _Host:
+    """The actor's class: the runner's agent side, built once, running units as sent."""
+
+    def __init__(self, recipe: bytes) -> None:
+        logging.getLogger("assay").setLevel(logging.WARNING)
+        self.runner = _loads(recipe)()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    async def execute(self, unit: Any) -> bytes:
+        part = await self.runner.execute(unit)
+        try:
+            return _dumps(part)
+        except Exception as exc:
+            reason = (
+                "what the run produced cannot be sent back from the Ray worker "
+                f"({type(exc).__name__}: {text_of(exc)}); return plain data from the agent "
+                "and its tools, or run it locally"
+            )
+            return _dumps(_Unsendable(reason[:1000]))
+
+
+class _Run:
+    """One run of units on the cluster: the workers, the queue, the slots."""
+
+    def __init__(
+        self,
+        executor: RayExecutor,
+        runner: UnitRunner[Any, Any, Any],
+        units: Sequence[Any],
+        done: Callable[[int, Any], Awaitable[None]],
+    ) -> None:
+        self.executor = executor
+        self.runner = runner
+        self.units = units
+        self.done = done
+        self.queue: deque[int] = deque(range(len(units)))
+        self.reruns: dict[int, int] = {}
+        self.started: set[int] = set()
+        self.unfinished = len(units)
+        self.changed = asyncio.Condition()
+        self.workers: list[_Worker] = []
+        self.group: asyncio.TaskGroup | None = None
+        longest = runner.longest_unit_s()
+        self.deadline_s = None if longest is None else longest + executor.grace_s
+        self.blob, self.code_dir = _packed(runner)
+        self.options = executor._actor_options(self.code_dir, runner.settings.concurrency)
+
+    async def go(self) -> None:
+        count = await asyncio.to_thread(self.executor._count)
+        first = await asyncio.gather(*(self._start() for _ in range(count)),
+                                     return_exceptions=True)
+        failures = [f for f in first if isinstance(f, BaseException)]
+        if failures and len(failures) == count:
+            raise failures[0]
+        try:
+            async with asyncio.TaskGroup() as group:
+                self.group = group
+                for worker in first:
+                    if isinstance(worker, _Worker):
+                        self._serve(worker)
+        except BaseExceptionGroup as failed:
+            raise failed.exceptions[0] from failed  # as the local executor says it
+
+    def _serve(self, worker: _Worker) -> None:
+        assert self.group is not None
+        self.workers.append(worker)
+        self.executor.pids = [w.pid for w in self.workers if w.alive]
+        self.executor.stats.workers = sum(w.alive for w in self.workers)
+        for _ in range(self.runner.settings.concurrency):
+            self.group.create_task(self._slot(worker))
+
+    async def _start(self) -> _Worker:
+        """A new worker, ready (its agent loaded)."""
+        import ray
+
+        host: Any = ray.remote(_Host)
+        actor = host.options(**self.options).remote(self.blob)
+        try:
+            pid = await asyncio.wait_for(_awaited(actor.pid.remote()), START_WORKER_TIMEOUT_S)
+        except TimeoutError:
+            ray.kill(actor)
+            raise ExecutorError(
+                f"a Ray worker did not start within {START_WORKER_TIMEOUT_S:g} s (no room on "
+                "the cluster, or its runtime environment cannot be set up)"
+            ) from None
+        except ray.exceptions.RayError as exc:
+            raise ExecutorError(f"a Ray worker cannot run the agent: {_cause(exc)}") from exc
+        return _Worker(actor, pid)
+
+    async def _take(self, worker: _Worker) -> int | None:
+        """The next unit for a slot of `worker`; None when there is none left (or the worker
+        died)."""
+        async with self.changed:
+            await self.changed.wait_for(
+                lambda: bool(self.queue) or self.unfinished == 0 or not worker.alive
+            )
+            if not worker.alive or not self.queue:
+                return None
+            return self.queue.popleft()
+
+    async def _slot(self, worker: _Worker) -> None:
+        while (index := await self._take(worker)) is not None:
+            unit = self.units[index]
+            if index not in self.started:
+                self.started.add(index)
+                self.runner.starting(unit)
+            try:
+                blob = await self._call(worker, unit)
+            except _WorkerLostError as lost:
+                part = await self._lost(worker, index, lost)
+                if part is None:
+                    continue
+            else:
+                loaded = _loads(blob)
+                part = (
+                    self.runner.lost(unit, ErrorKind.AGENT_ERROR, loaded.reason)
+                    if isinstance(loaded, _Unsendable) else loaded
+                )
+            outcome = await self.runner.finish(unit, part)
+            await self.done(index, outcome)
+            async with self.changed:
+                self.unfinished -= 1
+                self.changed.notify_all()
+
+    async def _call(self, worker: _Worker, unit: Any) -> bytes:
+        """The unit's part, from `worker`; `_WorkerLostError` when the worker died or was stuck."""
+        import ray
+
+        ref = worker.actor.execute.remote(unit)
+        worker.in_flight.add(ref)
+        try:
+            return await asyncio.wait_for(_awaited(ref), self.deadline_s)
+        except TimeoutError:
+            raise _WorkerLostError(stuck=True) from None
+        except ray.exceptions.RayTaskError as exc:
+            raised: Any = exc
+            raise raised.as_instanceof_cause() from None  # the runner itself raised
+        except ray.exceptions.RayError as exc:
+            raise _WorkerLostError(reason=_cause(exc)) from None
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+            raise
+        finally:
+            worker.in_flight.discard(ref)
+
+    async def _lost(self, worker: _Worker, index: int, lost: _WorkerLostError) -> Any:
+        """The unit's part when its worker failed it (None: it runs again elsewhere); the
+        worker is replaced."""
+        import ray
+
+        unit = self.units[index]
+        stats = self.executor.stats
+        if worker.alive:
+            worker.alive = False
+            stats.workers_lost += 1
+            if lost.stuck:
+                with contextlib.suppress(Exception):
+                    ray.kill(worker.actor)
+            assert self.group is not None
+            self.group.create_task(self._replace())
+        if lost.stuck:
+            stats.units_lost += 1
+            return self.runner.lost(
+                unit,
+                ErrorKind.TIMEOUT,
+                f"timed out: its Ray worker gave no answer within {self.deadline_s:g} s (its "
+                "event loop held by the agent); the worker was replaced",
+            )
+        self.reruns[index] = tries = self.reruns.get(index, 0) + 1
+        if tries > self.executor.max_reruns:
+            stats.units_lost += 1
+            return self.runner.lost(
+                unit,
+                ErrorKind.INFRASTRUCTURE_ERROR,
+                f"infrastructure error: its Ray worker died {tries} times while running it "
+                f"(last: {lost.reason})"[:1000],
+            )
+        stats.units_rerun += 1
+        async with self.changed:
+            self.queue.appendleft(index)
+            self.changed.notify_all()
+        return None
+
+    async def _replace(self) -> None:
+        """A worker in place of a dead one; when none can be started and none is left, the
+        cluster is gone and the run ends."""
+        try:
+            worker = await self._start()
+        except ExecutorError as exc:
+            alive = [w for w in self.workers if w.alive]
+            self.executor.pids = [w.pid for w in alive]
+            self.executor.stats.workers = len(alive)
+            if alive:
+                _log.warning("a Ray worker could not be replaced: %s", exc)
+                return
+            left = self.unfinished
+            raise ExecutorError(
+                f"the Ray cluster went away: no worker is left and none can be started "
+                f"({exc}); {left} units did not finish (run again with --resume)"
+            ) from exc
+        self._serve(worker)
+        async with self.changed:
+            self.changed.notify_all()
+
+    def stop(self, owned: bool) -> None:
+        """Kill the workers; disconnect when this run connected."""
+        import ray
+
+        for worker in self.workers:
+            with contextlib.suppress(Exception):
+                ray.kill(worker.actor)
+        self.executor.pids = []
+        if owned:
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+
+
+class _WorkerLostError(Exception):
+    """A unit's worker died (or was stuck past the unit's deadline)."""
+
+    def __init__(self, reason: str = "", *, stuck: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.stuck = stuck
+
+
+async def _awaited(ref: Any) -> Any:
+    return await ref
+
+
+def _cause(exc: BaseException) -> str:
+    """The first line of a Ray error, which names what happened."""
+    text = text_of(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:500]
+
+
+def _address_of(ray: Any) -> str | None:
+    try:
+        return str(ray.get_runtime_context().gcs_address)
+    except Exception:
+        return None
+
+
+def _user_paths() -> list[str]:
+    """The driver's import path without the interpreter's own folders: where the user's
+    modules are found (the current directory, a test's folder), so that workers on this
+    machine import them as the driver does."""
+    prefixes = {str(Path(p).resolve()) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}}
+    found = [str(Path.cwd())]
+    for entry in sys.path:
+        if not entry:
+            continue
+        resolved = str(Path(entry).resolve())
+        if any(resolved.startswith(prefix) for prefix in prefixes):
+            continue
+        if Path(resolved).is_dir():
+            found.append(resolved)
+    return found
