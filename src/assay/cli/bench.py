@@ -91,6 +91,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from assay.cli._criteria import add_judge_arguments
 
     add_judge_arguments(parser)
+    from assay.cli._executor import add_executor_arguments
+
+    add_executor_arguments(parser, "task repetitions (--workers)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("-v", "--verbose", action="store_true", help="say more")
@@ -98,10 +101,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the benchmark described by `args`; returns the exit code."""
+    from assay.cli._executor import executor_from
     from assay.cli._junit import refused_outputs
     from assay.cli.report import write_outputs
+    from assay.live.executors import ExecutorError
     from assay.reports.console import print_summary
 
+    executor = executor_from(args, parser)
     if args.reports_dir.exists() and not args.reports_dir.is_dir():
         error(f"--reports-dir is not a directory: {path_text(args.reports_dir)}")
         return ExitCode.INPUT_ERROR
@@ -113,6 +119,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if loaded is None:
         return ExitCode.INPUT_ERROR
     benchmark, tasks, agent_data = loaded
+    if executor is not None:
+        benchmark.executor = executor
     from assay.benchmark import BenchmarkCallback
     from assay.reports.console import Progress
 
@@ -134,6 +142,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"{path_text(args.reports_dir)} (run again with --resume to finish)"
         )
         return ExitCode.INTERNAL_ERROR
+    except ExecutorError as exc:
+        error(f"{exc} (the repetitions that finished are saved in "
+              f"{path_text(args.reports_dir)})")
+        return ExitCode.INPUT_ERROR if exc.before_run else ExitCode.INTERNAL_ERROR
     except ValueError as exc:  # tasks or agent data that do not fit, a resume refused
         error(str(exc))
         return ExitCode.INPUT_ERROR

@@ -18,6 +18,7 @@ from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
 if TYPE_CHECKING:
     from assay.live.criteria import EvalConfig
     from assay.live.evalset import EvalSet
+    from assay.live.executors import Executor
 
 DESCRIPTION = """\
 Run an agent over an eval set, capture every run (its reply, the nodes it entered, the tools
@@ -130,6 +131,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
     add_judge_arguments(parser)
+    from assay.cli._executor import add_executor_arguments
+
+    add_executor_arguments(parser, "runs")
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="list every run that did not pass"
     )
@@ -164,8 +168,10 @@ def _seconds(text: str) -> float:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the live evaluation described by `args`; returns the exit code."""
+    from assay.cli._executor import executor_from
     from assay.cli._junit import refused_outputs
 
+    executor = executor_from(args, parser)
     if not args.evalset.exists():
         error(f"no such file: {path_text(args.evalset)}")
         return ExitCode.INPUT_ERROR
@@ -200,7 +206,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except TypeError as exc:  # not something assay can run as an agent
         error(f"{args.agent}: {exc}")
         return ExitCode.INPUT_ERROR
-    return _run_and_report(args, parser, agent, eval_set, config)
+    return _run_and_report(args, parser, agent, eval_set, config, executor)
 
 
 def _eval_set(path: Path) -> EvalSet | None:
@@ -231,10 +237,12 @@ def _run_and_report(
     agent: Any,
     eval_set: EvalSet,
     config: EvalConfig | None,
+    executor: Executor | None,
 ) -> int:
     from assay.cli._criteria import judge_options
     from assay.cli.report import write_outputs
     from assay.live.command import RunRequest, run_live
+    from assay.live.executors import ExecutorError
     from assay.reports.console import Progress, print_summary
     from assay.scorers.registry import UnknownScorerError
 
@@ -256,6 +264,7 @@ def _run_and_report(
         reports_dir=args.reports_dir,
         resume=args.resume,
         judge_options=judge_options(args),
+        executor=executor,
     )
     try:
         # On resume, how many runs are left is known only once the directory is read.
@@ -264,6 +273,9 @@ def _run_and_report(
             report, summary = run_live(request, on_progress=progress.advance)
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
+    except ExecutorError as exc:
+        error(f"{exc} (the runs that finished are saved in {path_text(args.reports_dir)})")
+        return ExitCode.INPUT_ERROR if exc.before_run else ExitCode.INTERNAL_ERROR
     except ValueError as exc:  # no criterion follows from the cases, bad settings
         error(str(exc))
         return ExitCode.INPUT_ERROR

@@ -14,6 +14,7 @@ from assay.live._loop import run_to_end
 from assay.live.api import AgentEvaluator
 from assay.live.criteria import EvalConfig
 from assay.live.evalset import EvalSet
+from assay.live.executors import Executor
 from assay.live.views import EvalReport
 from assay.results import RunSummary
 
@@ -38,6 +39,9 @@ class RunRequest:
     max_tool_result_chars: int = MAX_TOOL_RESULT_CHARS
     resume: bool = False
     judge_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    executor: Executor | None = None
+    """Where runs are made (None: this process); a remote one loads the agent from
+    `agent_name`, the spec the command was given."""
 
 
 def run_live(
@@ -60,6 +64,8 @@ def run_live(
         max_reply_chars=request.max_reply_chars,
         max_tool_result_chars=request.max_tool_result_chars,
         name=request.agent_name,
+        executor=request.executor,
+        spec=request.agent_name,
     )
 
     async def main() -> EvalReport:

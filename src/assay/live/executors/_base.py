@@ -17,7 +17,16 @@ __all__ = ["Executor", "ExecutorError"]
 
 class ExecutorError(Exception):
     """The executor cannot run the units (no cluster to connect to, workers that cannot load
-    the agent, a cluster that went away); the message says why."""
+    the agent, a cluster that went away); the message says why.
+
+    Attributes:
+        before_run: True when no unit ran (the setup failed: the input or the cluster is
+            unusable); False when the run was cut short.
+    """
+
+    def __init__(self, message: str, *, before_run: bool = True) -> None:
+        super().__init__(message)
+        self.before_run = before_run
 
 
 class Executor(ABC):

@@ -485,7 +485,8 @@ class _Run:
             left = self.unfinished
             raise ExecutorError(
                 f"the Ray cluster went away: no worker is left and none can be started "
-                f"({exc}); {left} units did not finish (run again with --resume)"
+                f"({exc}); {left} units did not finish (run again with --resume)",
+                before_run=False,
             ) from exc
         self._serve(worker)
         async with self.changed:
