@@ -14,7 +14,7 @@ RAY_FLAGS = ("ray_address", "ray_workers", "ray_num_cpus", "ray_num_gpus")
 def add_executor_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
     """Add `--executor` and the `--ray-*` flags; `unit` names what runs ("runs", "task
     repetitions") in their help."""
-    from assay.cli.run import _whole
+    from assay.cli._types import whole
 
     group = parser.add_argument_group("where the agents run")
     group.add_argument(
@@ -32,7 +32,7 @@ def add_executor_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
     )
     group.add_argument(
         "--ray-workers",
-        type=_whole(1),
+        type=whole(1),
         metavar="N",
         help="Ray workers (default: as many as the cluster's free CPUs allow)",
     )

@@ -49,7 +49,7 @@ def add_parser(commands: Any, name: str) -> None:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of `bench` to a parser."""
-    from assay.cli.run import _seconds, _whole
+    from assay.cli._types import seconds, whole
 
     parser.add_argument(
         "benchmark", metavar="BENCHMARK", help="module:attribute or file.py:attribute"
@@ -63,15 +63,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "a list with one per task",
     )
     parser.add_argument(
-        "--repeat", type=_whole(1), default=1, metavar="K",
+        "--repeat", type=whole(1), default=1, metavar="K",
         help="run every task K times: pass@k, pass^k and flaky tasks in the report",
     )
     parser.add_argument(
-        "--workers", type=_whole(1), default=1, metavar="N",
+        "--workers", type=whole(1), default=1, metavar="N",
         help="task repetitions run at once (default: %(default)s)",
     )
     parser.add_argument(
-        "--timeout", type=_seconds, default=None, metavar="S",
+        "--timeout", type=seconds, default=None, metavar="S",
         help="seconds one repetition may take where its task sets none; past it the agents "
         "are left behind and the repetition is a task_timeout (default: no limit)",
     )

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._text import path_text
 from assay.cli._fail_under import add_fail_under, fail_under_exit
-from assay.cli._types import size
+from assay.cli._types import seconds, size, whole
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
@@ -66,21 +65,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=_whole(1),
+        type=whole(1),
         default=1,
         metavar="N",
         help="runs in flight at once (default: %(default)s)",
     )
     parser.add_argument(
         "--repeat",
-        type=_whole(1),
+        type=whole(1),
         default=1,
         metavar="K",
         help="run every case K times: pass@k, pass^k and flaky cases in the report",
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         default=None,
         metavar="S",
         help="seconds one run (all its turns) may take; the agent is cancelled and the run "
@@ -104,7 +103,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--retries",
-        type=_whole(0),
+        type=whole(0),
         default=2,
         metavar="N",
         help="extra attempts of a run after an infrastructure error (a failed connection, a "
@@ -139,31 +138,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-
-
-def _whole(minimum: int) -> Any:
-    """An argument type: a whole number of at least `minimum`."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import signal
 import threading
 import time
@@ -38,7 +39,9 @@ from typing import Any, TypeVar
 __all__ = [
     "AGENT_TASKS",
     "GRACE_S",
+    "UNIT_NAME",
     "LoopBlockedError",
+    "LoopWatch",
     "left_behind",
     "run_to_end",
     "stalled_seconds",
@@ -56,9 +59,15 @@ AGENT_TASKS: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
 """The tasks running an agent's code (the runner adds them): only these are ever interrupted
 for blocking the loop, never assay's own."""
 
+UNIT_NAME: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "assay_unit_name", default=None
+)
+"""The run id of the unit being executed, where an executor sets it: the name the runner
+gives the agent tasks it starts, by which a `LoopWatch` says which unit held the loop."""
+
 _WATCHDOG_SIGNAL: signal.Signals | None = getattr(signal, "SIGUSR1", None)
 
-_GUARDS: dict[asyncio.AbstractEventLoop, _Guard] = {}
+_GUARDS: dict[asyncio.AbstractEventLoop, LoopWatch] = {}
 
 _LEFT: list[asyncio.Task[Any]] = []
 """Tasks still running when their loop closed. Kept, so that their code does not run again
@@ -152,9 +161,94 @@ def _end_pending(loop: asyncio.AbstractEventLoop, grace_s: float) -> None:
             loop.run_until_complete(asyncio.wait_for(finishing, grace_s))
 
 
-class _Guard:
+class LoopWatch:
+    """A heartbeat on an event loop, watched from a thread of its own: how long the loop was
+    held by code that did not yield (`stalled_seconds` on the loop), and, past
+    `block_limit_s`, the names of the agents' tasks that held it (`blockers`). `run_to_end`
+    also interrupts such an agent; where no signal reaches the loop's thread (a Ray worker's
+    loop), this is what says which unit held it.
+
+    Example:
+        >>> async def main() -> list[str]:
+        ...     watch = LoopWatch(asyncio.get_running_loop(), 1.0)
+        ...     watch.start()
+        ...     watch.stop()
+        ...     return watch.blockers
+        >>> asyncio.run(main())
+        []
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, block_limit_s: float | None) -> None:
+        self.loop = loop
+        self.block_limit_s = block_limit_s
+        self.blockers: list[str] = []
+        """The names of the agent tasks that held the loop past the limit, in order."""
+        self._last_beat = time.monotonic()
+        self.stalled_total = 0.0
+        """Seconds the loop was held past its heartbeat, in all."""
+        self._beat_handle: asyncio.TimerHandle | None = None
+        self._stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the heartbeat (from the loop's thread) and, with a limit, the watchdog."""
+        _GUARDS[self.loop] = self
+        self._beat()
+        if self.block_limit_s is not None:
+            self._watchdog = threading.Thread(
+                target=self._watch, name="assay-loop-watchdog", daemon=True
+            )
+            self._watchdog.start()
+
+    def stop(self) -> None:
+        """Stop both."""
+        if _GUARDS.get(self.loop) is self:
+            del _GUARDS[self.loop]
+        self._stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join()
+        if self._beat_handle is not None:
+            self._beat_handle.cancel()
+
+    def _beat(self) -> None:
+        now = time.monotonic()
+        late = now - self._last_beat - BEAT_S
+        if late > BEAT_S:  # more than scheduling jitter: the loop was held
+            self.stalled_total += late
+        self._last_beat = now
+        self._beat_handle = self.loop.call_later(BEAT_S, self._beat)
+
+    def _stalled_for(self) -> float:
+        return time.monotonic() - self._last_beat
+
+    def _watch(self) -> None:
+        """In a thread of its own: `_on_stall` whenever the loop has been stalled past the
+        limit (again each further limit, for an agent that ignores it once)."""
+        assert self.block_limit_s is not None
+        fired_at = 0.0
+        while not self._stop.wait(BEAT_S):
+            stalled = self._stalled_for()
+            if stalled > self.block_limit_s and time.monotonic() - fired_at > self.block_limit_s:
+                fired_at = time.monotonic()
+                self._on_stall()
+
+    def _on_stall(self) -> None:
+        task = self._agent_task()
+        if task is not None:
+            self.blockers.append(task.get_name())
+
+    def _agent_task(self) -> asyncio.Task[Any] | None:
+        """The agent's task running on the loop now, if one is."""
+        try:
+            current = asyncio.current_task(self.loop)
+        except RuntimeError:
+            return None
+        return current if current is not None and current in AGENT_TASKS else None
+
+
+class _Guard(LoopWatch):
     """While entered, in the main thread: Ctrl-C and SIGTERM handled as the module says, and
-    a watchdog on the loop."""
+    a watchdog on the loop that interrupts an agent holding it."""
 
     def __init__(
         self,
@@ -162,16 +256,9 @@ class _Guard:
         task: asyncio.Task[Any],
         block_limit_s: float | None,
     ) -> None:
-        self.loop = loop
+        super().__init__(loop, block_limit_s)
         self.task = task
         self.interrupts = 0
-        self.block_limit_s = block_limit_s
-        self._last_beat = time.monotonic()
-        self.stalled_total = 0.0
-        """Seconds the loop was held past its heartbeat, in all."""
-        self._beat_handle: asyncio.TimerHandle | None = None
-        self._stop = threading.Event()
-        self._watchdog: threading.Thread | None = None
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _Guard:
@@ -187,48 +274,19 @@ class _Guard:
             and signal.getsignal(watchdog) in (signal.SIG_DFL, None)
         ):
             self._previous[watchdog] = signal.signal(watchdog, self._on_watchdog)
-            _GUARDS[self.loop] = self
-            self._beat()
-            self._watchdog = threading.Thread(
-                target=self._watch, name="assay-loop-watchdog", daemon=True
-            )
-            self._watchdog.start()
+            self.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        _GUARDS.pop(self.loop, None)
-        self._stop.set()
-        if self._watchdog is not None:
-            self._watchdog.join()
-        if self._beat_handle is not None:
-            self._beat_handle.cancel()
+        self.stop()
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
 
-    # The watchdog.
-
-    def _beat(self) -> None:
-        now = time.monotonic()
-        late = now - self._last_beat - BEAT_S
-        if late > BEAT_S:  # more than scheduling jitter: the loop was held
-            self.stalled_total += late
-        self._last_beat = now
-        self._beat_handle = self.loop.call_later(BEAT_S, self._beat)
-
-    def _stalled_for(self) -> float:
-        return time.monotonic() - self._last_beat
-
-    def _watch(self) -> None:
-        """In a thread of its own: signal the main thread whenever the loop has been stalled
-        past the limit (again each further limit, for an agent that ignores it once)."""
-        assert self.block_limit_s is not None and _WATCHDOG_SIGNAL is not None
-        fired_at = 0.0
-        while not self._stop.wait(BEAT_S):
-            stalled = self._stalled_for()
-            if stalled > self.block_limit_s and time.monotonic() - fired_at > self.block_limit_s:
-                fired_at = time.monotonic()
-                signal.pthread_kill(threading.main_thread().ident or 0, _WATCHDOG_SIGNAL)
+    def _on_stall(self) -> None:
+        super()._on_stall()
+        assert _WATCHDOG_SIGNAL is not None
+        signal.pthread_kill(threading.main_thread().ident or 0, _WATCHDOG_SIGNAL)
 
     def _on_watchdog(self, signum: int, frame: FrameType | None) -> None:
         # In the main thread, in whatever code holds the loop: interrupt it only if it is an
@@ -238,11 +296,7 @@ class _Guard:
             raise LoopBlockedError(f"blocked the event loop for more than {limit:g} s")
 
     def _agent_running(self) -> bool:
-        try:
-            current = asyncio.current_task(self.loop)
-        except RuntimeError:
-            return False
-        return current is not None and current in AGENT_TASKS
+        return self._agent_task() is not None
 
     # Ctrl-C and SIGTERM.
 

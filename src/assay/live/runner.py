@@ -43,7 +43,7 @@ from assay._jsonable import dumps_lenient
 from assay._text import text_of
 from assay.formats.scenarios import case_of
 from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
-from assay.live._loop import AGENT_TASKS, LoopBlockedError, stalled_seconds
+from assay.live._loop import AGENT_TASKS, UNIT_NAME, LoopBlockedError, stalled_seconds
 from assay.live._threads import in_thread
 from assay.live.agents import Agent, as_agent
 from assay.live.capture import (
@@ -312,7 +312,8 @@ class UnitRunner(ABC, Generic[U, Part, Outcome]):
         now (by default the settings' timeout).
         """
         loop = asyncio.get_running_loop()
-        task = loop.create_task(_contained(work), context=capture_context(collector))
+        task = loop.create_task(_contained(work), context=capture_context(collector),
+                                name=UNIT_NAME.get())
         AGENT_TASKS.add(task)
         left = self.settings.timeout_s if timeout_s == "settings" else timeout_s
         stalled = stalled_seconds()

@@ -33,16 +33,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay._text import text_of
+from assay.live._loop import UNIT_NAME, LoopWatch
 from assay.live.executors._base import Executor, ExecutorError
 from assay.results import ErrorKind
 
@@ -178,7 +180,9 @@ class RayExecutor(Executor):
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = self.address or "this machine"
             raise ExecutorError(
-                f"cannot connect to the Ray cluster at {where}: {text_of(exc)}"
+                f"cannot connect to the Ray cluster at {where}: {text_of(exc)} (is it running, "
+                "and at this address? A cluster with token authentication needs "
+                "RAY_AUTH_MODE=token and its token here too)"
             ) from exc
         self.stats.address = _address_of(ray)
         return True
@@ -241,7 +245,8 @@ class _Worker:
     actor: Any
     pid: int
     alive: bool = True
-    in_flight: set[Any] = field(default_factory=set)
+    judged: asyncio.Future[set[str]] | None = None
+    """Which units held its loop, once it was found stuck."""
 
 
 def _packed(runner: UnitRunner[Any, Any, Any]) -> tuple[bytes, str | None]:
@@ -285,16 +290,28 @@ class _Unsendable:
 
 
 class _Host:
-    """The actor's class: the runner's agent side, built once, running units as sent."""
+    """The actor's class: the runner's agent side, built once, running units as sent, its
+    loop watched (`blocked` answers from a loop of its own while this one is held)."""
 
     def __init__(self, recipe: bytes) -> None:
         logging.getLogger("assay").setLevel(logging.WARNING)
-        self.runner = _loads(recipe)()
+        self.problem: str | None = None
+        """Why the runner could not be built here (the agent does not load)."""
+        try:
+            self.runner = _loads(recipe)()
+        except Exception as exc:  # said to the driver by `ready`, which stops the run
+            self.problem = f"{type(exc).__name__}: {text_of(exc)}"[:2000]
+        self.watch: LoopWatch | None = None
 
-    def pid(self) -> int:
-        return os.getpid()
+    def ready(self) -> tuple[int, str | None]:
+        """This worker's process id, and why it cannot run units (None: it can)."""
+        return os.getpid(), self.problem
 
     async def execute(self, unit: Any) -> bytes:
+        if self.watch is None:
+            self.watch = LoopWatch(asyncio.get_running_loop(), self.runner.settings.timeout_s)
+            self.watch.start()
+        UNIT_NAME.set(getattr(unit, "run_id", None))
         part = await self.runner.execute(unit)
         try:
             return _dumps(part)
@@ -305,6 +322,25 @@ class _Host:
                 "and its tools, or run it locally"
             )
             return _dumps(_Unsendable(reason[:1000]))
+
+    async def blocked(self) -> list[str]:
+        """The units whose agent held this worker's loop past their timeout."""
+        return [] if self.watch is None else list(self.watch.blockers)
+
+
+@functools.cache
+def _actor_class() -> Any:
+    """`_Host` as a Ray actor class, with `blocked` in a concurrency group of its own (its
+    own event loop, free while the units' loop is held)."""
+    import ray
+
+    method: Any = ray.method
+    remote: Any = ray.remote
+
+    class Host(_Host):
+        blocked = method(concurrency_group="watch")(_Host.blocked)
+
+    return remote(concurrency_groups={"watch": 1})(Host)
 
 
 class _Run:
@@ -361,10 +397,11 @@ class _Run:
         """A new worker, ready (its agent loaded)."""
         import ray
 
-        host: Any = ray.remote(_Host)
-        actor = host.options(**self.options).remote(self.blob)
+        actor = _actor_class().options(**self.options).remote(self.blob)
         try:
-            pid = await asyncio.wait_for(_awaited(actor.pid.remote()), START_WORKER_TIMEOUT_S)
+            pid, problem = await asyncio.wait_for(
+                _awaited(actor.ready.remote()), START_WORKER_TIMEOUT_S
+            )
         except TimeoutError:
             ray.kill(actor)
             raise ExecutorError(
@@ -372,7 +409,10 @@ class _Run:
                 "the cluster, or its runtime environment cannot be set up)"
             ) from None
         except ray.exceptions.RayError as exc:
-            raise ExecutorError(f"a Ray worker cannot run the agent: {_cause(exc)}") from exc
+            raise ExecutorError(f"a Ray worker did not start: {_cause(exc)}") from exc
+        if problem is not None:
+            ray.kill(actor)
+            raise ExecutorError(f"a Ray worker cannot run the agent: {problem}")
         return _Worker(actor, pid)
 
     async def _take(self, worker: _Worker) -> int | None:
@@ -415,7 +455,6 @@ class _Run:
         import ray
 
         ref = worker.actor.execute.remote(unit)
-        worker.in_flight.add(ref)
         try:
             return await asyncio.wait_for(_awaited(ref), self.deadline_s)
         except TimeoutError:
@@ -429,31 +468,27 @@ class _Run:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
             raise
-        finally:
-            worker.in_flight.discard(ref)
 
     async def _lost(self, worker: _Worker, index: int, lost: _WorkerLostError) -> Any:
-        """The unit's part when its worker failed it (None: it runs again elsewhere); the
-        worker is replaced."""
-        import ray
-
+        """The unit's part when its worker failed it (None: it runs again elsewhere). A
+        worker past a unit's deadline is asked which units held its loop, then killed: those
+        units timed out, the others it had run again. A dead worker is replaced."""
         unit = self.units[index]
         stats = self.executor.stats
-        if worker.alive:
-            worker.alive = False
-            stats.workers_lost += 1
-            if lost.stuck:
-                with contextlib.suppress(Exception):
-                    ray.kill(worker.actor)
-            assert self.group is not None
-            self.group.create_task(self._replace())
-        if lost.stuck:
+        if lost.stuck and worker.judged is None:
+            worker.judged = asyncio.ensure_future(self._judge(worker))
+        blockers = None if worker.judged is None else await worker.judged
+        if worker.alive:  # died on its own
+            self._bury(worker)
+        if blockers is not None and (
+            getattr(unit, "run_id", None) in blockers or (lost.stuck and not blockers)
+        ):
             stats.units_lost += 1
             return self.runner.lost(
                 unit,
                 ErrorKind.TIMEOUT,
-                f"timed out: its Ray worker gave no answer within {self.deadline_s:g} s (its "
-                "event loop held by the agent); the worker was replaced",
+                f"timed out: held its Ray worker's event loop past the run's timeout (no "
+                f"answer within {self.deadline_s:g} s); the worker was replaced",
             )
         self.reruns[index] = tries = self.reruns.get(index, 0) + 1
         if tries > self.executor.max_reruns:
@@ -462,13 +497,36 @@ class _Run:
                 unit,
                 ErrorKind.INFRASTRUCTURE_ERROR,
                 f"infrastructure error: its Ray worker died {tries} times while running it "
-                f"(last: {lost.reason})"[:1000],
+                f"(last: {lost.reason or 'stopped by another unit that held its loop'})"[:1000],
             )
         stats.units_rerun += 1
         async with self.changed:
             self.queue.appendleft(index)
             self.changed.notify_all()
         return None
+
+    async def _judge(self, worker: _Worker) -> set[str]:
+        """Which units held a stuck worker's loop (its watch says, from a loop of its own);
+        then the worker is killed and replaced."""
+        import ray
+
+        try:
+            found = await asyncio.wait_for(_awaited(worker.actor.blocked.remote()), 10.0)
+        except (TimeoutError, ray.exceptions.RayError):
+            found = []
+        if worker.alive:
+            self._bury(worker)
+        with contextlib.suppress(Exception):
+            ray.kill(worker.actor)
+        return {str(name) for name in found}
+
+    def _bury(self, worker: _Worker) -> None:
+        """Count a worker as lost and start one in its place."""
+        worker.alive = False
+        self.executor.stats.workers_lost += 1
+        self.executor.pids = [w.pid for w in self.workers if w.alive]
+        assert self.group is not None
+        self.group.create_task(self._replace())
 
     async def _replace(self) -> None:
         """A worker in place of a dead one; when none can be started and none is left, the
