@@ -294,3 +294,36 @@ def test_the_benchmark_api_on_ray_keeps_its_callbacks_on_the_driver(
     reports = benchmark.run(tasks)
     assert sorted(seen) == sorted(task.id for task in tasks)
     assert [r["task_id"] for r in reports] == [task.id for task in tasks]
+
+
+def test_a_cluster_that_goes_away_ends_the_run_with_the_aggregate_of_what_finished(
+    ray_cluster: Cluster, tmp_path: Path
+) -> None:
+    from assay.live.executors import ExecutorError
+
+    doomed = Cluster()  # a cluster of its own: this test kills it
+    try:
+        executor = RayExecutor(doomed.address, workers=2)
+        finished: list[Any] = []
+
+        def kill_the_cluster(result: Any) -> None:
+            finished.append(result)
+            if len(finished) == 4:
+                doomed.kill()
+
+        cases = [EvalCase(eval_id=f"g{i}", user_query="go", expected_response="done")
+                 for i in range(40)]
+        evaluator = AgentEvaluator("ray_agents:slow", concurrency=2, executor=executor)
+        with pytest.raises(ExecutorError, match="the Ray cluster went away") as raised:
+            evaluator.evaluate_sync(cases, reports_dir=tmp_path / "out",
+                                    on_result=kill_the_cluster)
+    finally:
+        doomed.stop()
+    assert not raised.value.before_run
+    lines = _lines(tmp_path / "out")
+    assert 4 <= len(lines) < 40
+    assert len({line["scenario_id"] for line in lines}) == len(lines)
+    aggregate = orjson.loads((tmp_path / "out" / "_aggregate.json").read_bytes())
+    assert aggregate["interrupted"] is True
+    assert aggregate["totals"]["runs_read"] == len(lines)
+    assert f"{40 - len(lines)} units did not finish" in str(raised.value)

@@ -36,6 +36,7 @@ import contextlib
 import functools
 import logging
 import os
+import socket
 import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -530,8 +531,11 @@ class _Run:
 
     async def _replace(self) -> None:
         """A worker in place of a dead one; when none can be started and none is left, the
-        cluster is gone and the run ends."""
+        cluster is gone and the run ends (at once when its head no longer answers: Ray ends
+        a driver that has lost it for a minute, and the aggregate must be written first)."""
         try:
+            if not await asyncio.to_thread(_answers, self.executor.stats.address):
+                raise ExecutorError(f"its head at {self.executor.stats.address} does not answer")
             worker = await self._start()
         except ExecutorError as exc:
             alive = [w for w in self.workers if w.alive]
@@ -580,6 +584,19 @@ def _cause(exc: BaseException) -> str:
     """The first line of a Ray error, which names what happened."""
     text = text_of(exc).strip()
     return (text.splitlines()[0] if text else type(exc).__name__)[:500]
+
+
+def _answers(address: str | None, timeout_s: float = 3.0) -> bool:
+    """Whether the cluster's head (its GCS, `host:port`) accepts a connection; True when the
+    address is not known."""
+    host, _, port = (address or "").rpartition(":")
+    if not host or not port.isdigit():
+        return True
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def _address_of(ray: Any) -> str | None:
