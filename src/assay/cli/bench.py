@@ -143,9 +143,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         )
         return ExitCode.INTERNAL_ERROR
     except ExecutorError as exc:
-        error(f"{exc} (the repetitions that finished are saved in "
-              f"{path_text(args.reports_dir)})")
-        return ExitCode.INPUT_ERROR if exc.before_run else ExitCode.INTERNAL_ERROR
+        if exc.before_run:
+            error(str(exc))
+            return ExitCode.INPUT_ERROR
+        error(f"{exc} (the repetitions that finished are saved in {path_text(args.reports_dir)})")
+        return ExitCode.INTERNAL_ERROR
     except ValueError as exc:  # tasks or agent data that do not fit, a resume refused
         error(str(exc))
         return ExitCode.INPUT_ERROR

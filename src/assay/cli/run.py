@@ -248,8 +248,11 @@ def _run_and_report(
     except UnknownScorerError as exc:
         parser.error(str(exc))  # exits with USAGE_ERROR
     except ExecutorError as exc:
+        if exc.before_run:
+            error(str(exc))
+            return ExitCode.INPUT_ERROR
         error(f"{exc} (the runs that finished are saved in {path_text(args.reports_dir)})")
-        return ExitCode.INPUT_ERROR if exc.before_run else ExitCode.INTERNAL_ERROR
+        return ExitCode.INTERNAL_ERROR
     except ValueError as exc:  # no criterion follows from the cases, bad settings
         error(str(exc))
         return ExitCode.INPUT_ERROR
