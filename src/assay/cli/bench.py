@@ -29,9 +29,11 @@ or `tasks` list) or a JSONL file, each task with a `query` and optionally an `id
 EPILOG = """examples:
   assay bench examples/benchmark/bank.py:BankBenchmark examples/benchmark/tasks.jsonl --repeat 3
   assay bench my_bench:Bench tasks.json --agent-data agent.json --workers 8 --timeout 60
+  assay bench my_bench.py:Bench tasks.json --executor ray --ray-workers 4 --workers 8
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing or unusable
-input (benchmark, tasks, agent data), 4 internal error or interrupted.
+input (benchmark, tasks, agent data, a Ray cluster that cannot run it), 4 internal error
+or interrupted (a Ray cluster that went away included).
 """
 
 

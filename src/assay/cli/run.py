@@ -36,9 +36,11 @@ EPILOG = """examples:
   assay run examples/agents/agent.py:agent examples/agents/evalset.jsonl --timeout 2
   assay run my_agent:graph cases.jsonl --concurrency 16 --repeat 5 --reports-dir reports/
   assay run my_agent:graph cases.jsonl --reports-dir reports/ --resume
+  assay run my_agent:graph cases.jsonl --executor ray --ray-address 127.0.0.1:6379
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing or unusable
-input (agent, eval set, config), 4 internal error or interrupted.
+input (agent, eval set, config, a Ray cluster that cannot run it), 4 internal error or
+interrupted (a Ray cluster that went away included).
 """
 
 
