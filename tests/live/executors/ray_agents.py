@@ -52,3 +52,17 @@ async def blocker(messages: list[dict[str, Any]]) -> str:
         time.sleep(20)
     await asyncio.sleep(0.2)
     return "done"
+
+
+@tool
+def open_lock(name: str) -> Any:
+    """A tool whose result cannot be pickled (a lock): it cannot travel back from a worker."""
+    import threading
+
+    return threading.Lock()
+
+
+def locker(messages: list[dict[str, Any]]) -> str:
+    """Calls `open_lock`, then answers."""
+    open_lock("door")
+    return "done"

@@ -21,6 +21,7 @@ from assay.live.api import AgentEvaluator
 from assay.live.criteria import CriterionConfig, EvalConfig
 from assay.live.executors import RayExecutor
 from assay.schema.evalset import EvalCase
+from chat_server import ChatServer, RecordedRequest, Reply
 from conftest import Cluster
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
@@ -331,3 +332,43 @@ def test_a_cluster_that_goes_away_ends_the_run_with_the_aggregate_of_what_finish
     assert aggregate["interrupted"] is True
     assert aggregate["totals"]["runs_read"] == len(lines)
     assert f"{40 - len(lines)} units did not finish" in str(raised.value)
+
+
+def test_the_judges_are_called_by_the_driver_once_per_run(
+    ray_cluster: Cluster, tmp_path: Path, chat_server: ChatServer
+) -> None:
+    def judge(request: RecordedRequest) -> Reply:
+        right = "no idea" not in orjson.dumps(request.body["messages"]).decode()
+        return Reply.ok({"score": 1.0 if right else 0.0, "passed": right, "rationale": "ok"})
+
+    chat_server.handler = judge
+    options = {"llm_judge": {"model": "local/judge", "client_options": {
+        "base_url": chat_server.base_url, "cache": "off", "cache_dir": str(tmp_path / "cache"),
+        "max_retries": 0,
+    }}}
+    config = EvalConfig(criteria={"quality": CriterionConfig.llm_judge(prompt="Right?")})
+    cases = [c for c in _cases(9) if "fr" in (c.user_query or "")]
+    evaluator = AgentEvaluator("ray_agents:capital", config=config, concurrency=2,
+                               num_runs=2, judge_options=options,
+                               executor=RayExecutor(ray_cluster.address, workers=2))
+    report = evaluator.evaluate_sync(cases)
+    assert len(chat_server.requests) == len(report.cases) == 2 * len(cases)
+    # A wrong answer ("no idea", for c0) is judged so; the right ones pass.
+    assert {(c.eval_id, c.passed) for c in report.cases} == {
+        (c.eval_id, "?!" not in (c.user_query or "")) for c in cases
+    }
+
+
+def test_a_run_whose_record_cannot_travel_back_is_an_agent_error_saying_why(
+    ray_cluster: Cluster,
+) -> None:
+    case = EvalCase(eval_id="lock", user_query="open", expected_response="done")
+    local = AgentEvaluator("ray_agents:locker").evaluate_sync([case])
+    assert local.cases[0].passed  # nothing wrong with it here
+    remote = AgentEvaluator(
+        "ray_agents:locker", executor=RayExecutor(ray_cluster.address, workers=1)
+    ).evaluate_sync([case])
+    result = remote.cases[0]
+    assert not result.passed and result.error_kind == "agent_error"
+    assert "cannot be sent back from the Ray worker" in (result.error or "")
+    assert "lock" in (result.error or "")
