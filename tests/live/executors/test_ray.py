@@ -112,14 +112,15 @@ def test_a_worker_killed_mid_run_loses_no_unit_and_scores_none_twice(
             os.kill(executor.pids[0], signal.SIGKILL)
 
     cases = [EvalCase(eval_id=f"s{i}", user_query="go", expected_response="done")
-             for i in range(30)]
-    evaluator = AgentEvaluator("ray_agents:slow", concurrency=3, executor=executor)
+             for i in range(80)]
+    # 16 in flight per worker: units travel to the workers in batches (of 2 here).
+    evaluator = AgentEvaluator("ray_agents:slow", concurrency=16, executor=executor)
     report = evaluator.evaluate_sync(cases, reports_dir=tmp_path / "out", on_result=kill_one)
 
     assert killed
     lines = _lines(tmp_path / "out")
-    assert Counter(line["scenario_id"] for line in lines) == {f"s{i}": 1 for i in range(30)}
-    assert report.pass_rate == 1.0 and len(report.cases) == 30
+    assert Counter(line["scenario_id"] for line in lines) == {f"s{i}": 1 for i in range(80)}
+    assert report.pass_rate == 1.0 and len(report.cases) == 80
     stats = executor.describe()
     assert stats["workers_lost"] >= 1 and stats["units_rerun"] >= 1
     assert stats["units_lost"] == 0

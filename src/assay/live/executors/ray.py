@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import math
 import os
 import socket
 import sys
@@ -58,6 +59,9 @@ Outcome = TypeVar("Outcome")
 __all__ = ["RayExecutor", "ray_missing"]
 
 _log = logging.getLogger("assay.live.executors.ray")
+
+BATCH = 16
+"""Most units sent to a worker in one call (see `_Run.batch`)."""
 
 START_WORKER_TIMEOUT_S = 120.0
 """Longest wait for a worker to start (its runtime environment set up, the agent loaded)."""
@@ -308,11 +312,15 @@ class _Host:
         """This worker's process id, and why it cannot run units (None: it can)."""
         return os.getpid(), self.problem
 
-    async def execute(self, unit: Any) -> bytes:
+    async def execute(self, units: list[Any]) -> list[bytes]:
+        """Run the units at once; each one's part, pickled, in their order."""
         if self.watch is None:
             self.watch = LoopWatch(asyncio.get_running_loop(), self.runner.settings.timeout_s)
             self.watch.start()
-        UNIT_NAME.set(getattr(unit, "run_id", None))
+        return list(await asyncio.gather(*(self._one(unit) for unit in units)))
+
+    async def _one(self, unit: Any) -> bytes:
+        UNIT_NAME.set(getattr(unit, "run_id", None))  # in this unit's task only
         part = await self.runner.execute(unit)
         try:
             return _dumps(part)
@@ -368,6 +376,10 @@ class _Run:
         longest = runner.longest_unit_s()
         self.deadline_s = None if longest is None else longest + executor.grace_s
         self.blob, self.code_dir = _packed(runner)
+        self.batch = max(1, min(BATCH, runner.settings.concurrency // 8))
+        """Units per call to a worker: one at low concurrency; at high concurrency a few,
+        so that each call's fixed cost (a fraction of a millisecond of the driver's CPU) is
+        shared (bench/README.md, the ledger)."""
         self.options = executor._actor_options(self.code_dir, runner.settings.concurrency)
 
     async def go(self) -> None:
@@ -391,7 +403,7 @@ class _Run:
         self.workers.append(worker)
         self.executor.pids = [w.pid for w in self.workers if w.alive]
         self.executor.stats.workers = sum(w.alive for w in self.workers)
-        for _ in range(self.runner.settings.concurrency):
+        for _ in range(math.ceil(self.runner.settings.concurrency / self.batch)):
             self.group.create_task(self._slot(worker))
 
     async def _start(self) -> _Worker:
@@ -416,48 +428,57 @@ class _Run:
             raise ExecutorError(f"a Ray worker cannot run the agent: {problem}")
         return _Worker(actor, pid)
 
-    async def _take(self, worker: _Worker) -> int | None:
-        """The next unit for a slot of `worker`; None when there is none left (or the worker
-        died)."""
+    async def _take(self, worker: _Worker) -> list[int]:
+        """The next units for a slot of `worker` (up to a batch); none when none are left
+        (or the worker died)."""
         async with self.changed:
             await self.changed.wait_for(
                 lambda: bool(self.queue) or self.unfinished == 0 or not worker.alive
             )
-            if not worker.alive or not self.queue:
-                return None
-            return self.queue.popleft()
+            if not worker.alive:
+                return []
+            count = min(self.batch, len(self.queue))
+            return [self.queue.popleft() for _ in range(count)]
 
     async def _slot(self, worker: _Worker) -> None:
-        while (index := await self._take(worker)) is not None:
-            unit = self.units[index]
-            if index not in self.started:
-                self.started.add(index)
-                self.runner.starting(unit)
+        while batch := await self._take(worker):
+            units = [self.units[index] for index in batch]
+            for index, unit in zip(batch, units, strict=True):
+                if index not in self.started:
+                    self.started.add(index)
+                    self.runner.starting(unit)
             try:
-                blob = await self._call(worker, unit)
+                blobs = await self._call(worker, units)
             except _WorkerLostError as lost:
-                part = await self._lost(worker, index, lost)
-                if part is None:
-                    continue
+                parts = [await self._lost(worker, index, lost) for index in batch]
             else:
-                loaded = _loads(blob)
-                part = (
-                    self.runner.lost(unit, ErrorKind.AGENT_ERROR, loaded.reason)
-                    if isinstance(loaded, _Unsendable) else loaded
-                )
-            outcome = await self.runner.finish(unit, part)
-            await self.done(index, outcome)
-            async with self.changed:
-                self.unfinished -= 1
-                self.changed.notify_all()
+                parts = [self._part(unit, blob) for unit, blob in zip(units, blobs, strict=True)]
+            await asyncio.gather(*(
+                self._finish(index, part) for index, part in zip(batch, parts, strict=True)
+                if part is not None
+            ))
 
-    async def _call(self, worker: _Worker, unit: Any) -> bytes:
-        """The unit's part, from `worker`; `_WorkerLostError` when the worker died or was stuck."""
+    def _part(self, unit: Any, blob: bytes) -> Any:
+        loaded = _loads(blob)
+        if isinstance(loaded, _Unsendable):
+            return self.runner.lost(unit, ErrorKind.AGENT_ERROR, loaded.reason)
+        return loaded
+
+    async def _finish(self, index: int, part: Any) -> None:
+        outcome = await self.runner.finish(self.units[index], part)
+        await self.done(index, outcome)
+        async with self.changed:
+            self.unfinished -= 1
+            self.changed.notify_all()
+
+    async def _call(self, worker: _Worker, units: list[Any]) -> list[bytes]:
+        """The units' parts, from `worker`; `_WorkerLostError` when the worker died or was
+        stuck."""
         import ray
 
-        ref = worker.actor.execute.remote(unit)
+        ref = worker.actor.execute.remote(units)
         try:
-            return await asyncio.wait_for(_awaited(ref), self.deadline_s)
+            found: list[bytes] = await asyncio.wait_for(_awaited(ref), self.deadline_s)
         except TimeoutError:
             raise _WorkerLostError(stuck=True) from None
         except ray.exceptions.RayTaskError as exc:
@@ -469,6 +490,7 @@ class _Run:
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
             raise
+        return found
 
     async def _lost(self, worker: _Worker, index: int, lost: _WorkerLostError) -> Any:
         """The unit's part when its worker failed it (None: it runs again elsewhere). A
