@@ -61,3 +61,16 @@ def test_cli_usage_errors_for_the_executor_flags(tmp_path: Path) -> None:
     assert proc.returncode == 2, explain(proc)
     assert "pip install 'ray>=2.9'" in proc.stderr
     assert not (tmp_path / "reports").exists()
+
+
+def test_the_agents_folder_is_shipped_only_to_a_cluster_with_a_node_elsewhere() -> None:
+    from types import SimpleNamespace
+
+    from assay.live.executors.ray import _all_here
+
+    def cluster(*addresses: str) -> SimpleNamespace:
+        return SimpleNamespace(nodes=lambda: [{"NodeManagerAddress": a} for a in addresses])
+
+    assert _all_here(cluster("127.0.0.1"))
+    assert _all_here(cluster("127.0.0.1", "::1"))
+    assert not _all_here(cluster("127.0.0.1", "203.0.113.9"))  # TEST-NET-3: not this machine

@@ -128,6 +128,9 @@ class RayExecutor(Executor):
         """What happened in the last run: workers started and lost, units run again."""
         self.pids: list[int] = []
         """The process ids of the workers alive now (for tests and operators)."""
+        self.shipped = False
+        """Whether the agent's folder was shipped to the workers (a node elsewhere)."""
+        self._owned = False
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -151,7 +154,8 @@ class RayExecutor(Executor):
             return
         self.stats = _Stats()
         run = _Run(self, runner, units, done)
-        owned = await asyncio.to_thread(self._connect, run.code_dir)
+        self.shipped = False
+        owned = self._owned = await asyncio.to_thread(self._connect, run.code_dir)
         try:
             await run.go()
         finally:
@@ -161,17 +165,28 @@ class RayExecutor(Executor):
 
     def _connect(self, code_dir: str | None) -> bool:
         """Connect to the cluster (or start a local one); whether this run did, and so
-        disconnects after it. The folder of the agent's code is shipped to the workers as
-        their working directory (Ray takes a local folder only when connecting)."""
+        disconnects after it. When the cluster has a node on another machine, the folder of
+        the agent's code is shipped to the workers as their working directory (Ray takes a
+        local folder only when connecting, so that means connecting again); workers on this
+        machine read it where it is, and start sooner without a runtime environment."""
         import ray
 
         if ray.is_initialized():
             self.stats.address = _address_of(ray)
             return False
-        job_env = {key: value for key, value in self.runtime_env.items() if key != "env_vars"}
-        if code_dir is not None and "working_dir" not in job_env:
-            job_env["working_dir"] = code_dir
-            job_env.setdefault("excludes", list(_EXCLUDED))
+        job_env = dict(self.runtime_env)
+        self._init(job_env)
+        if code_dir is not None and "working_dir" not in job_env and not _all_here(ray):
+            ray.shutdown()
+            job_env.update(working_dir=code_dir, excludes=list(_EXCLUDED))
+            self._init(job_env)
+            self.shipped = True
+        self.stats.address = _address_of(ray)
+        return True
+
+    def _init(self, job_env: dict[str, Any]) -> None:
+        import ray
+
         try:
             ray.init(
                 address=self.address,
@@ -189,8 +204,6 @@ class RayExecutor(Executor):
                 "and at this address? A cluster with token authentication needs "
                 "RAY_AUTH_MODE=token and its token here too)"
             ) from exc
-        self.stats.address = _address_of(ray)
-        return True
 
     def _count(self) -> int:
         import ray
@@ -211,23 +224,18 @@ class RayExecutor(Executor):
             )
         return count
 
-    def _actor_options(self, code_dir: str | None, concurrency: int) -> dict[str, Any]:
-        """Each worker's options: its resources, and its import path (the driver's own
-        folders, for workers on this machine; the runtime environment's ship the code to
-        others)."""
-        env_vars = dict(self.runtime_env.get("env_vars") or {})
-        paths = [p for p in [code_dir, *_user_paths()] if p]
-        if env_vars.get("PYTHONPATH"):
-            paths.append(env_vars["PYTHONPATH"])
-        env_vars["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-        env = {"env_vars": env_vars}
-        return {
+    def _actor_options(self, concurrency: int) -> dict[str, Any]:
+        """Each worker's options: its resources (and the runtime environment asked for, when
+        this run did not connect and so could not give it to the job)."""
+        options: dict[str, Any] = {
             "num_cpus": self.num_cpus,
             "num_gpus": self.num_gpus,
             "max_concurrency": concurrency + 2,  # the units, and the calls that check it
             "max_restarts": 0,  # a dead worker is replaced by the driver, its units re-sent
-            "runtime_env": env,
         }
+        if self.runtime_env and not self._owned:
+            options["runtime_env"] = dict(self.runtime_env)
+        return options
 
 
 _EXCLUDED = (".git", ".venv", "venv", "node_modules", "__pycache__", "*.pyc")
@@ -298,8 +306,13 @@ class _Host:
     """The actor's class: the runner's agent side, built once, running units as sent, its
     loop watched (`blocked` answers from a loop of its own while this one is held)."""
 
-    def __init__(self, recipe: bytes) -> None:
+    def __init__(self, recipe: bytes, paths: list[str], folder: str | None) -> None:
         logging.getLogger("assay").setLevel(logging.WARNING)
+        for path in reversed(paths):
+            if path not in sys.path and Path(path).is_dir():
+                sys.path.insert(0, path)
+        if folder is not None and Path(folder).is_dir():
+            os.chdir(folder)
         self.problem: str | None = None
         """Why the runner could not be built here (the agent does not load)."""
         try:
@@ -380,9 +393,12 @@ class _Run:
         """Units per call to a worker: one at low concurrency; at high concurrency a few,
         so that each call's fixed cost (a fraction of a millisecond of the driver's CPU) is
         shared (bench/README.md, the ledger)."""
-        self.options = executor._actor_options(self.code_dir, runner.settings.concurrency)
 
     async def go(self) -> None:
+        self.options = self.executor._actor_options(self.runner.settings.concurrency)
+        # Workers on this machine import what the driver imports, from where it does, and
+        # run a file's agent in its folder, as shipped workers do.
+        self.setup = (_user_paths(), None if self.executor.shipped else self.code_dir)
         count = await asyncio.to_thread(self.executor._count)
         first = await asyncio.gather(*(self._start() for _ in range(count)),
                                      return_exceptions=True)
@@ -410,7 +426,7 @@ class _Run:
         """A new worker, ready (its agent loaded)."""
         import ray
 
-        actor = _actor_class().options(**self.options).remote(self.blob)
+        actor = _actor_class().options(**self.options).remote(self.blob, *self.setup)
         try:
             pid, problem = await asyncio.wait_for(
                 _awaited(actor.ready.remote()), START_WORKER_TIMEOUT_S
@@ -619,6 +635,19 @@ def _answers(address: str | None, timeout_s: float = 3.0) -> bool:
             return True
     except OSError:
         return False
+
+
+def _all_here(ray: Any) -> bool:
+    """Whether every node of the cluster runs on this machine (an address this machine can
+    bind to is its own)."""
+    for node in ray.nodes():
+        address = str(node.get("NodeManagerAddress") or "")
+        try:
+            with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as probe:
+                probe.bind((address, 0))
+        except OSError:
+            return False
+    return True
 
 
 def _address_of(ray: Any) -> str | None:
