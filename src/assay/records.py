@@ -344,6 +344,11 @@ class Trajectory:
     """Which repetition of its case the run is (from 1) when the case was run several times
     (`assay run --repeat K`); None otherwise."""
 
+    source_verdicts: dict[str, Any] | None = None
+    """The verdicts the run's source recorded, by the source's name for each check (an
+    Inspect AI log's sample scores: `{"match": {"value": "C", "answer": ..., "explanation":
+    ...}}`): kept as the source wrote them, to compare with assay's, never used to score."""
+
     def tool_calls(self) -> list[ToolCall]:
         """All tool calls in order, across steps."""
         return [call for step in self.steps for call in step.tool_calls]

@@ -224,7 +224,7 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
         (
             b'{"what": 1}',
             "not a run file any reader knows: an object with keys what (name the format with "
-            "--from: assetopsbench, track1, adk, maseval, otel, openai, langchain)",
+            "--from: assetopsbench, track1, adk, maseval, inspect, otel, openai, langchain)",
         ),
         (
             b'{"trajectory": [{"action": "ls", "observation": ""}], "history": [], "info": {}}',
@@ -235,7 +235,7 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
         (
             b'{"trajectory": []}',
             "not a run file any reader knows: an object with keys trajectory (name the format "
-            "with --from: assetopsbench, track1, adk, maseval, otel, openai, langchain)",
+            "with --from: assetopsbench, track1, adk, maseval, inspect, otel, openai, langchain)",
         ),
     ],
 )

@@ -317,7 +317,7 @@ def ops_problems(ops: dict[str, Any], where: str) -> list[str]:
 
 def input_files(runs: Path, skip: Iterable[Path] = ()) -> list[Path]:
     """The files a directory walk must take as input, as the README says: `*.json`,
-    `*.jsonl`, `*.ndjson` (any case), recursively, hidden entries skipped, directory links
+    `*.jsonl`, `*.ndjson`, `*.eval` (any case), recursively, hidden entries skipped, directory links
     not followed (a linked folder is an expectation of its own)."""
     skipped = {os.path.realpath(p) for p in skip}
     found = []
@@ -329,7 +329,8 @@ def input_files(runs: Path, skip: Iterable[Path] = ()) -> list[Path]:
         found += [
             Path(dirpath, name)
             for name in filenames
-            if not name.startswith(".") and name.lower().endswith((".json", ".jsonl", ".ndjson"))
+            if not name.startswith(".")
+            and name.lower().endswith((".json", ".jsonl", ".ndjson", ".eval"))
         ]
     return sorted(found)
 

@@ -23,6 +23,7 @@ told from each file's content (and .evalset.json / .test.json names) unless --fr
   track1         AssetOpsBench track-1 trajectory files (Q_<n>_trajectory.json)
   adk            Google ADK eval sets (.evalset.json, .test.json)
   maseval        MASEval benchmark reports (task_id, traces)
+  inspect        Inspect AI eval logs, .json and .eval (a run per sample and epoch)
   otel           OpenTelemetry GenAI spans exported as OTLP JSON
   openai         OpenAI chat-completions messages (role, content, tool_calls)
   langchain      LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)

@@ -51,12 +51,11 @@ class ReadProblem:
         self.reason = escape_surrogates(self.reason)  # it may quote a path, or a name
 
 
-INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson")
+INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".eval")
 """The file names a directory walk takes as input (in any case)."""
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 """Files of one JSON value per line; every other input is one JSON document."""
 UNREAD_RUN_FILES = {
-    ".eval": "an Inspect AI eval log (.eval): assay has no reader for this format yet",
     ".traj": "a SWE-agent trajectory (.traj): assay has no reader for this format yet",
 }
 """Run files of known formats a directory walk meets and cannot read yet: each is said (an
@@ -150,7 +149,7 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
                 yield ReadProblem(os.path.join(dirpath, name), unread)  # noqa: PTH118
     if not found_any and not errors and not skipped:
         # An empty directory is almost always a wrong path; say so instead of reading nothing.
-        yield ReadProblem(str(path), "no .json, .jsonl or .ndjson files in directory")
+        yield ReadProblem(str(path), "no .json, .jsonl, .ndjson or .eval files in directory")
     yield from skipped
     for error in errors:
         yield ReadProblem(

@@ -64,8 +64,8 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
         `trajectory` (`{"turns": [...]}`, one turn per step), and `duration_ms`; plus
         `tokens_in` and `tokens_out` when the steps carry no token counts but the run does,
         `error` when the run recorded a failure (with `error_kind` when assay's live runner
-        made it), `repeat` for a repeated live run, and `conversation` (the messages of a
-        live run's conversation).
+        made it), `repeat` for a repeated live run, `conversation` (the messages of a
+        live run's conversation), and `source_verdicts` (the verdicts its source recorded).
 
     Example:
         >>> from assay.records import Trajectory, Usage
@@ -97,6 +97,8 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
         record["error_kind"] = str(trajectory.error_kind)
     if trajectory.repeat is not None:
         record["repeat"] = trajectory.repeat
+    if trajectory.source_verdicts is not None:
+        record["source_verdicts"] = trajectory.source_verdicts
     return record
 
 

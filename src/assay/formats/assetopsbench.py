@@ -271,8 +271,14 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         messages=_conversation(record.get("conversation")),
         error_kind=_error_kind(record.get("error_kind")),
         repeat=_repeat(record.get("repeat")),
+        source_verdicts=_verdicts(record.get("source_verdicts")),
     )
     return run
+
+
+def _verdicts(value: Any) -> dict[str, Any] | None:
+    """The source's verdicts of a converted run (`source_verdicts`): an object, else none."""
+    return value if isinstance(value, dict) and value else None
 
 
 _RUN_FAILURES = frozenset({"agent_error", "timeout", "infrastructure_error"})

@@ -54,7 +54,6 @@ from assay.formats._common import (
     jsonl_run_lines,
     load_json,
     parse_json,
-    read_bytes,
     unusable_id_reason,
     walk_inputs,
 )
@@ -89,11 +88,16 @@ BUILTIN_MODULES = (
     "assay.formats.track1",
     "assay.formats.adk",
     "assay.formats.maseval",
+    "assay.formats.inspect_log",
     "assay.formats.otel",
     "assay.formats.openai_chat",
     "assay.formats.langchain",
 )
 """The modules of the built-in readers, in the order their readers are asked."""
+
+ARCHIVES = {".eval": ("assay.formats.inspect_log", "load_eval_archive")}
+"""Run files that are archives, not JSON, by suffix: the module and function that turn one
+into the JSON value its reader reads (an Inspect AI `.eval` log: a zip of JSON members)."""
 
 # Shapes known not to be runs, named in the problem so that the user knows what they gave.
 _HINTS: tuple[tuple[frozenset[str], str], ...] = (
@@ -271,11 +275,8 @@ def detect_reader(path: str | Path) -> str | None:
             value, reason = parse_json(item[0])
             return None if reason is not None else _name_of(_claimant(name, value))
         return None
-    data = read_bytes(path)
-    if isinstance(data, ReadProblem):
-        return None
-    value, reason = parse_json(data)
-    return None if reason is not None else _name_of(_claimant(name, value))
+    value, problem = _load(path)
+    return None if problem is not None else _name_of(_claimant(name, value))
 
 
 def _name_of(reader: Reader | None) -> str | None:
@@ -404,8 +405,18 @@ def _read_line(piece: LinePiece) -> Iterator[Trajectory | ReadProblem]:
     yield from _found(reader, reader.read(value, piece.source), piece.source)
 
 
+def _load(path: str | Path) -> tuple[Any, ReadProblem | None]:
+    """The JSON value of a run file: parsed, or unpacked from an archive (`ARCHIVES`)."""
+    lowered = os.fspath(path).lower()
+    for suffix, (module, function) in ARCHIVES.items():
+        if lowered.endswith(suffix):
+            loaded: tuple[Any, ReadProblem | None] = getattr(import_module(module), function)(path)
+            return loaded
+    return load_json(path)
+
+
 def _read_document(path: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:
-    value, problem = load_json(path)
+    value, problem = _load(path)
     if problem is not None:
         yield problem
         return

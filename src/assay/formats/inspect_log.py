@@ -1,0 +1,223 @@
+"""Inspect AI eval logs: one run per sample and epoch, from a `.json` log or an `.eval` one.
+
+An Inspect log (`inspect_ai.log.EvalLog`, versions 1 and 2) holds the eval's `eval` (task,
+model, dataset, config), its `status`, and its `samples`; the `.eval` format, Inspect's
+default, is a zip archive of `header.json` (the log without its samples) and one
+`samples/<id>_epoch_<n>.json` per sample, read here within bounds (`assay.formats._archive`).
+
+Each sample becomes a run:
+- `scenario_id` the sample's `id`; with more than one epoch, `run_id` is `<id>#<epoch>` and
+  `repeat` the epoch, as `assay run --repeat` names repetitions;
+- `runner` the task, `model` the eval's model;
+- `question` the sample's input (its first user message when the input is a conversation),
+  the steps, tool calls (Inspect's `function` is the tool's name) and results from the
+  sample's `messages`, `answer` the output's `completion` (else the last assistant text);
+- `usage` the sum of the sample's `model_usage`, `duration_ms` its `total_time`;
+- `error` the sample's error, when it failed;
+- `source_verdicts` Inspect's own `scores`, as written, to compare with assay's.
+
+A log that is not one, of another version, without samples (written with `log_samples`
+off), or an archive past its bounds or damaged, is a problem line naming the format and what
+is wrong.
+
+Example:
+    >>> log = {"version": 2, "status": "success", "eval": {"task": "add", "model": "openai/m"},
+    ...        "samples": [{"id": 1, "epoch": 1, "input": "1+1?", "target": "2",
+    ...                     "messages": [{"role": "user", "content": "1+1?"},
+    ...                                  {"role": "assistant", "content": "2"}],
+    ...                     "output": {"completion": "2"}, "scores": {"match": {"value": "C"}}}]}
+    >>> (run,) = _read(log, "log.json")
+    >>> run.scenario_id, run.answer, run.source_verdicts
+    ('1', '2', {'match': {'value': 'C'}})
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from assay.formats._archive import ArchiveError, zip_members
+from assay.formats._common import ReadProblem, parse_json, record_id
+from assay.formats.openai_chat import content_text, trajectory_from_openai_messages
+from assay.formats.registry import register_reader
+from assay.limits import input_limits
+from assay.records import Trajectory, Usage
+
+__all__ = ["load_eval_archive"]
+
+VERSIONS = (1, 2)
+"""The log versions this reader knows (`EvalLog.version`)."""
+
+_STATUSES = frozenset({"started", "success", "cancelled", "error"})
+
+
+def _sniff(name: str, value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    header = value.get("eval")
+    return (
+        isinstance(header, dict)
+        and "task" in header
+        and "version" in value
+        and value.get("status") in _STATUSES
+    )
+
+
+def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
+    version = value.get("version")
+    if version not in VERSIONS:
+        yield ReadProblem(
+            source,
+            f"an Inspect AI log of version {version!r}: assay reads versions "
+            f"{', '.join(map(str, VERSIONS))}",
+        )
+        return
+    samples = value.get("samples")
+    header = value["eval"]
+    if not isinstance(samples, list) or not samples:
+        said = f"status {value.get('status')}"
+        error = value.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            said += f": {_first_line(error['message'])}"
+        yield ReadProblem(
+            source,
+            f"an Inspect AI log with no samples ({said}; a log written with log_samples "
+            "off keeps none): nothing to score",
+        )
+        return
+    epochs = _epochs(header, samples)
+    for index, sample in enumerate(samples):
+        where = f"{source}:samples[{index}]"
+        if isinstance(sample, ReadProblem):
+            yield sample
+        elif not isinstance(sample, dict):
+            yield ReadProblem(where, "an Inspect AI sample that is not an object")
+        else:
+            yield _run(sample, header, epochs, where)
+
+
+def _run(sample: dict[str, Any], header: dict[str, Any], epochs: int, source: str) -> Trajectory:
+    sample_id = record_id(sample.get("id"))
+    epoch = sample.get("epoch")
+    repeat = epoch if epochs > 1 and type(epoch) is int and epoch >= 1 else None
+    model = header.get("model") if isinstance(header.get("model"), str) else None
+    run = trajectory_from_openai_messages(
+        sample.get("messages") if isinstance(sample.get("messages"), list) else [],
+        run_id=sample_id if repeat is None or sample_id is None else f"{sample_id}#{repeat}",
+        scenario_id=sample_id,
+        model=model,
+        source=source,
+    )
+    run.runner = header.get("task") if isinstance(header.get("task"), str) else None
+    run.repeat = repeat
+    question = _question(sample.get("input"))
+    if question is not None:
+        run.question = question
+    output = sample.get("output")
+    completion = output.get("completion") if isinstance(output, dict) else None
+    if isinstance(completion, str) and completion:
+        run.answer = completion
+    usage = _usage(sample.get("model_usage"))
+    if usage is not None:
+        run.usage = usage
+    total = sample.get("total_time")
+    if isinstance(total, int | float) and not isinstance(total, bool) and math.isfinite(total):
+        run.duration_ms = float(total) * 1000.0
+    error = sample.get("error")
+    if isinstance(error, dict) and error.get("message") is not None:
+        run.error = f"Inspect AI sample error: {_first_line(str(error['message']))}"[:1000]
+    scores = sample.get("scores")
+    if isinstance(scores, dict) and scores:
+        run.source_verdicts = scores
+    return run
+
+
+def _epochs(header: dict[str, Any], samples: list[Any]) -> int:
+    """How many epochs the eval ran: its config's, else the highest a sample names."""
+    config = header.get("config")
+    declared = config.get("epochs") if isinstance(config, dict) else None
+    if type(declared) is int and declared >= 1:
+        return declared
+    seen = [s.get("epoch") for s in samples if isinstance(s, dict)]
+    return max((e for e in seen if type(e) is int), default=1)
+
+
+def _question(value: Any) -> str | None:
+    """The sample's input: a string, or the first user message of a conversation."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        for message in value:
+            if isinstance(message, dict) and message.get("role") == "user":
+                return content_text(message.get("content"))
+    return None
+
+
+def _usage(value: Any) -> Usage | None:
+    """The sum of the sample's usage by model."""
+    if not isinstance(value, dict) or not value:
+        return None
+    total_in = total_out = 0
+    for usage in value.values():
+        if isinstance(usage, dict):
+            total_in += _count(usage.get("input_tokens"))
+            total_out += _count(usage.get("output_tokens"))
+    return Usage(total_in or None, total_out or None)
+
+
+def _count(value: Any) -> int:
+    return value if type(value) is int and value >= 0 else 0
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def load_eval_archive(path: str | Path) -> tuple[Any, ReadProblem | None]:
+    """An `.eval` log as the JSON value of a `.json` one (its header with its samples); a
+    sample that cannot be parsed stands in the list as its problem.
+
+    Example:
+        >>> load_eval_archive("no/such/log.eval")[1].reason[:40]
+        'an Inspect AI .eval log that cannot be r'
+    """
+    source = str(path)
+
+    def wanted(name: str) -> bool:
+        return name in ("header.json", "_journal/start.json") or (
+            name.startswith("samples/") and name.endswith(".json")
+        )
+
+    try:
+        members = zip_members(path, wanted, input_limits().max_file_bytes)
+    except ArchiveError as exc:
+        return None, ReadProblem(source, f"an Inspect AI .eval log that cannot be read: {exc}")
+    header_bytes = members.get("header.json") or members.get("_journal/start.json")
+    if header_bytes is None:
+        return None, ReadProblem(
+            source, "a zip archive without header.json: not an Inspect AI .eval log"
+        )
+    header, reason = parse_json(header_bytes)
+    if reason is not None or not isinstance(header, dict):
+        why = reason or "not an object"
+        return None, ReadProblem(source, f"an Inspect AI .eval log whose header is {why}")
+    header.setdefault("status", "started")  # a log still running has only its start
+    samples: list[Any] = []
+    for name, data in members.items():
+        if not name.startswith("samples/"):
+            continue
+        sample, reason = parse_json(data)
+        samples.append(ReadProblem(f"{source}:{name}", reason) if reason is not None else sample)
+    header["samples"] = samples
+    return header, None
+
+
+register_reader(
+    "inspect",
+    _sniff,
+    _read,
+    description="Inspect AI eval logs (.json, and the .eval archive): a run per sample and "
+    "epoch, with Inspect's scores kept",
+)

@@ -1,0 +1,271 @@
+"""Inspect AI eval logs, `.json` and `.eval`: small logs written here in Inspect's shapes (as
+`inspect_ai` 0.3 writes them: `EvalLog` version 2, samples with messages, output, scores,
+model usage and times; the `.eval` zip of `header.json` and `samples/<id>_epoch_<n>.json`,
+deflated or Zstandard-compressed), and the ones that are not right."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from _cli import assay, explain
+from assay.formats.registry import detect_reader, read_file
+from assay.records import Trajectory
+
+
+def _sample(sample_id: Any, epoch: int, *, right: bool = True) -> dict[str, Any]:
+    answer = "The answer is 2" if right else "No idea"
+    return {
+        "id": sample_id,
+        "epoch": epoch,
+        "input": "What is 1+1?",
+        "target": "2",
+        "messages": [
+            {"id": "m1", "content": "What is 1+1?", "source": "input", "role": "user"},
+            {"id": "m2", "content": "", "source": "generate", "role": "assistant",
+             "tool_calls": [{"id": "call_1", "function": "add", "arguments": {"x": 1, "y": 1},
+                             "type": "function"}]},
+            {"id": "m3", "content": "2", "role": "tool", "tool_call_id": "call_1",
+             "function": "add"},
+            {"id": "m4", "content": [{"type": "text", "text": answer}], "source": "generate",
+             "role": "assistant", "model": "openai/gpt-4o"},
+        ],
+        "output": {"model": "openai/gpt-4o", "completion": answer,
+                   "usage": {"input_tokens": 20, "output_tokens": 6, "total_tokens": 26}},
+        "scores": {"includes": {"value": "C" if right else "I", "answer": answer,
+                                "explanation": answer}},
+        "metadata": {},
+        "model_usage": {"openai/gpt-4o": {"input_tokens": 50, "output_tokens": 11,
+                                          "total_tokens": 61}},
+        "total_time": 1.25,
+        "working_time": 1.1,
+        "error": None,
+    }
+
+
+def _header(epochs: int = 2, status: str = "success") -> dict[str, Any]:
+    return {
+        "version": 2,
+        "status": status,
+        "eval": {"eval_id": "e1", "run_id": "r1", "task": "arithmetic", "task_id": "t1",
+                 "model": "openai/gpt-4o", "dataset": {"samples": 2},
+                 "config": {"epochs": epochs}},
+        "plan": {"name": "plan", "steps": []},
+        "results": {"total_samples": 2, "completed_samples": 2, "scores": []},
+        "stats": {"started_at": "2026-11-26T10:00:00+00:00"},
+        "error": None,
+    }
+
+
+def _log(epochs: int = 2) -> dict[str, Any]:
+    samples = [_sample(sid, e, right=sid != 7) for sid in ("s1", 7) for e in range(1, epochs + 1)]
+    return {**_header(epochs), "samples": samples}
+
+
+def _eval_file(path: Path, log: dict[str, Any], compression: int = zipfile.ZIP_DEFLATED) -> Path:
+    """`log` as an `.eval` archive, as Inspect writes one."""
+    header = {key: value for key, value in log.items() if key != "samples"}
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        archive.writestr("_journal/start.json", orjson.dumps({"version": 2, "eval": log["eval"]}))
+        for sample in log.get("samples") or []:
+            archive.writestr(f"samples/{sample['id']}_epoch_{sample['epoch']}.json",
+                             orjson.dumps(sample))
+        archive.writestr("header.json", orjson.dumps(header))
+    return path
+
+
+def _runs(path: Path) -> list[Trajectory]:
+    found = list(read_file(path))
+    assert all(isinstance(item, Trajectory) for item in found), found
+    return [item for item in found if isinstance(item, Trajectory)]
+
+
+def _check_runs(runs: list[Trajectory]) -> None:
+    by_id = {run.run_id: run for run in runs}
+    assert sorted(by_id) == ["7#1", "7#2", "s1#1", "s1#2"]
+    run = by_id["s1#2"]
+    assert (run.scenario_id, run.repeat, run.runner, run.model) == (
+        "s1", 2, "arithmetic", "openai/gpt-4o"
+    )
+    assert run.question == "What is 1+1?" and run.answer == "The answer is 2"
+    assert [(c.name, c.args, c.result) for c in run.tool_calls()] == [
+        ("add", {"x": 1, "y": 1}, "2")
+    ]
+    assert (run.usage.input_tokens, run.usage.output_tokens) == (50, 11)
+    assert run.duration_ms == 1250.0 and run.error is None
+    assert run.source_verdicts == {
+        "includes": {"value": "C", "answer": "The answer is 2", "explanation": "The answer is 2"}
+    }
+    assert by_id["7#1"].scenario_id == "7" and by_id["7#1"].answer == "No idea"
+
+
+def test_a_json_log_gives_a_run_per_sample_and_epoch(tmp_path: Path) -> None:
+    path = tmp_path / "2026-11-26_arithmetic.json"
+    path.write_bytes(orjson.dumps(_log()))
+    assert detect_reader(path) == "inspect"
+    _check_runs(_runs(path))
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_an_eval_archive_gives_the_same_runs(tmp_path: Path, compression: int) -> None:
+    path = _eval_file(tmp_path / "arithmetic.eval", _log(), compression)
+    assert detect_reader(path) == "inspect"
+    _check_runs(_runs(path))
+
+
+def test_an_eval_archive_compressed_with_zstandard(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    log = _log()
+    plain = _eval_file(tmp_path / "plain.eval", log, zipfile.ZIP_STORED)
+    # Method 93, as Inspect AI writes: each member's bytes compressed, the headers rewritten.
+    path = tmp_path / "zstd.eval"
+    with zipfile.ZipFile(plain) as source, path.open("wb") as out:
+        entries = []
+        for info in source.infolist():
+            data = source.read(info)
+            packed = zstandard.ZstdCompressor().compress(data)
+            name = info.filename.encode()
+            offset = out.tell()
+            out.write(b"PK\x03\x04" + (63).to_bytes(2, "little") + b"\0\0"
+                      + (93).to_bytes(2, "little") + b"\0\0\0\0"
+                      + info.CRC.to_bytes(4, "little") + len(packed).to_bytes(4, "little")
+                      + len(data).to_bytes(4, "little") + len(name).to_bytes(2, "little")
+                      + b"\0\0" + name + packed)
+            entries.append((name, info.CRC, len(packed), len(data), offset))
+        start = out.tell()
+        for name, crc, packed_size, size, offset in entries:
+            out.write(b"PK\x01\x02" + (63).to_bytes(2, "little") + (63).to_bytes(2, "little")
+                      + b"\0\0" + (93).to_bytes(2, "little") + b"\0\0\0\0"
+                      + crc.to_bytes(4, "little") + packed_size.to_bytes(4, "little")
+                      + size.to_bytes(4, "little") + len(name).to_bytes(2, "little")
+                      + b"\0\0" * 4 + b"\0\0\0\0" + offset.to_bytes(4, "little") + name)
+        end = out.tell()
+        out.write(b"PK\x05\x06" + b"\0\0\0\0" + len(entries).to_bytes(2, "little") * 2
+                  + (end - start).to_bytes(4, "little") + start.to_bytes(4, "little") + b"\0\0")
+    with zipfile.ZipFile(path) as check:
+        assert {i.compress_type for i in check.infolist()} == {93}
+    _check_runs(_runs(path))
+
+
+def test_a_log_of_one_epoch_names_runs_by_sample(tmp_path: Path) -> None:
+    path = tmp_path / "log.json"
+    path.write_bytes(orjson.dumps(_log(epochs=1)))
+    runs = _runs(path)
+    assert sorted((r.run_id, r.repeat) for r in runs) == [("7", None), ("s1", None)]
+
+
+def test_a_failed_sample_keeps_its_error_and_a_conversation_input(tmp_path: Path) -> None:
+    log = _log(epochs=1)
+    failed = log["samples"][0]
+    failed["error"] = {"message": "RuntimeError('sandbox died')\nmore", "traceback": "..."}
+    failed["input"] = [{"role": "system", "content": "Be brief."},
+                       {"role": "user", "content": [{"type": "text", "text": "1+1?"}]}]
+    failed["scores"] = {}
+    path = tmp_path / "log.json"
+    path.write_bytes(orjson.dumps(log))
+    run = next(r for r in _runs(path) if r.scenario_id == "s1")
+    assert run.error == "Inspect AI sample error: RuntimeError('sandbox died')"
+    assert run.question == "1+1?" and run.source_verdicts is None
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda log: log.update(version=9), "an Inspect AI log of version 9: assay reads "
+                                            "versions 1, 2"),
+        (lambda log: log.update(samples=[]), "an Inspect AI log with no samples (status "
+                                             "success; a log written with log_samples off"),
+        (lambda log: log.update(status="error", samples=None,
+                                error={"message": "Task failed\ntrace"}),
+         "an Inspect AI log with no samples (status error: Task failed;"),
+    ],
+)
+def test_logs_that_are_not_right_say_why(tmp_path: Path, change: Any, reason: str) -> None:
+    log = _log()
+    change(log)
+    path = tmp_path / "log.json"
+    path.write_bytes(orjson.dumps(log))
+    (problem,) = list(read_file(path))
+    assert not isinstance(problem, Trajectory)
+    assert problem.reason.startswith(reason), problem.reason
+
+
+def test_a_sample_that_is_not_json_is_its_own_problem(tmp_path: Path) -> None:
+    path = _eval_file(tmp_path / "log.eval", _log())
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("samples/broken_epoch_1.json", b'{"id": "broken", "epoch": ')
+    found = list(read_file(path))
+    runs = [item for item in found if isinstance(item, Trajectory)]
+    problems = [item for item in found if not isinstance(item, Trajectory)]
+    assert len(runs) == 4
+    (problem,) = problems
+    assert problem.source.endswith("log.eval:samples/broken_epoch_1.json")
+    assert problem.reason.startswith("invalid JSON")
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda p: p.write_bytes(b""), "an Inspect AI .eval log that cannot be read: not a "
+                                       "readable zip archive"),
+        (lambda p: p.write_bytes(b"PK\x03\x04 truncated"), "an Inspect AI .eval log that "
+                                                          "cannot be read: not a readable zip"),
+        (lambda p: _zip(p, {"other.json": b"{}"}), "a zip archive without header.json: not an "
+                                                   "Inspect AI .eval log"),
+        (lambda p: _zip(p, {"header.json": b"[1, 2"}), "an Inspect AI .eval log whose header "
+                                                       "is invalid JSON"),
+    ],
+)
+def test_eval_files_that_are_not_right_say_why(tmp_path: Path, make: Any, reason: str) -> None:
+    path = tmp_path / "log.eval"
+    make(path)
+    (problem,) = list(read_file(path))
+    assert not isinstance(problem, Trajectory)
+    assert problem.reason.startswith(reason), problem.reason
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def test_a_zip_bomb_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.eval"
+    _zip(path, {"header.json": orjson.dumps(_header()),
+                "samples/a_epoch_1.json": b" " * (64 << 20)})  # 64 MB of spaces, ~64 KB packed
+    (problem,) = list(read_file(path))
+    assert not isinstance(problem, Trajectory)
+    assert "refused as a zip bomb" in problem.reason
+
+
+def test_a_member_that_inflates_past_what_the_archive_says_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "liar.eval"
+    _zip(path, {"header.json": orjson.dumps(_header())})
+    data = bytearray(path.read_bytes())
+    # Say the header inflates to 5 bytes, in the central directory (what zipfile reads).
+    central = data.rindex(b"PK\x01\x02")
+    data[central + 24:central + 28] = (5).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    (problem,) = list(read_file(path))
+    assert not isinstance(problem, Trajectory)
+    assert "header.json is damaged" in problem.reason or "inflates to" in problem.reason
+
+
+@pytest.mark.slow
+def test_convert_and_evaluate_read_eval_logs_in_a_directory(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _eval_file(logs / "2026-11-26_arithmetic.eval", _log())
+    proc = assay("convert", "logs", "--out", "runs.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, explain(proc)
+    lines = [orjson.loads(line) for line in (tmp_path / "runs.jsonl").read_bytes().splitlines()]
+    assert len(lines) == 4
+    assert lines[0]["source_verdicts"]["includes"]["value"] in ("C", "I")
+    # The converted runs read back with their source's verdicts.
+    (back, *_) = _runs(tmp_path / "runs.jsonl")
+    assert back.source_verdicts is not None
