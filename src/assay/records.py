@@ -336,9 +336,10 @@ class Trajectory:
     overflow); None for a run that records none."""
 
     error_kind: str | None = None
-    """What kind of failure `error` is, when assay's live runner made the run and it failed
-    (`agent_error`, `timeout` or `infrastructure_error`, see `assay.results.ErrorKind`): such
-    a run is never scored, however it is read back."""
+    """What kind of failure `error` is, when the run failed (`agent_error`, `timeout` or
+    `infrastructure_error`, see `assay.results.ErrorKind`): set by assay's live runner, and by
+    a reader whose source recorded the failure (an Inspect sample's error, a MASEval status).
+    Such a run is never scored, however it is read back."""
 
     repeat: int | None = None
     """Which repetition of its case the run is (from 1) when the case was run several times

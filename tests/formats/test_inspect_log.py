@@ -169,6 +169,7 @@ def test_a_failed_sample_keeps_its_error_and_a_conversation_input(tmp_path: Path
     path.write_bytes(orjson.dumps(log))
     run = next(r for r in _runs(path) if r.scenario_id == "s1")
     assert run.error == "Inspect AI sample error: RuntimeError('sandbox died')"
+    assert run.error_kind == "agent_error"  # never scored
     assert run.question == "1+1?" and run.source_verdicts is None
 
 

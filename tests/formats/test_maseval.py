@@ -247,3 +247,42 @@ def test_property_never_raises_and_never_mutates(data: Any) -> None:
     items = trajectories_from_maseval(data, "f")
     assert items and all(isinstance(item, Trajectory | ReadProblem) for item in items)
     assert data == before
+
+
+def _agent_report(status: str, **extra: object) -> dict[str, object]:
+    return {
+        "task_id": "t-9", "repeat_idx": 1, "status": status,
+        "traces": {
+            "models": {"main_model": {"type": "LiteLLMModelAdapter", "model_id": "gpt-4o-mini",
+                                      "total_calls": 2, "logs": []}},
+            "agents": {"solver": {"name": "solver", "messages": [
+                {"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]}},
+        },
+        **extra,
+    }
+
+
+def test_the_model_status_error_and_eval_are_kept() -> None:
+    failed = _agent_report(
+        "agent_error", error={"error_type": "AgentError", "error_message": "tool crashed"},
+        eval=None,
+    )
+    (run,) = trajectories_from_maseval(failed, "results.jsonl:3")
+    assert isinstance(run, Trajectory)
+    assert run.model == "gpt-4o-mini"
+    assert run.error == "MASEval status agent_error: AgentError: tool crashed"
+    assert run.error_kind == "agent_error"  # never scored
+    assert run.source_verdicts == {"status": "agent_error"}
+
+    judged = _agent_report("success", eval=[{"passed": True, "score": 1.0}])
+    (run,) = trajectories_from_maseval(judged, "results.jsonl:4")
+    assert isinstance(run, Trajectory) and run.error is None and run.answer == "4"
+    assert run.source_verdicts == {"status": "success", "eval": [{"passed": True, "score": 1.0}]}
+
+    # An evaluator that failed is the check's failure, not the run's: the run stays whole.
+    unjudged = _agent_report(
+        "evaluation_failed", error={"error_type": "KeyError", "error_message": "'gold'"}
+    )
+    (run,) = trajectories_from_maseval(unjudged, "results.jsonl:5")
+    assert isinstance(run, Trajectory) and run.error is None
+    assert run.source_verdicts == {"status": "evaluation_failed"}

@@ -13,7 +13,7 @@ Each sample becomes a run:
   the steps, tool calls (Inspect's `function` is the tool's name) and results from the
   sample's `messages`, `answer` the output's `completion` (else the last assistant text);
 - `usage` the sum of the sample's `model_usage`, `duration_ms` its `total_time`;
-- `error` the sample's error, when it failed;
+- `error` the sample's error, when it failed (an `agent_error`: such a run is never scored);
 - `source_verdicts` Inspect's own `scores`, as written, to compare with assay's.
 
 A log that is not one, of another version, without samples (written with `log_samples`
@@ -128,6 +128,7 @@ def _run(sample: dict[str, Any], header: dict[str, Any], epochs: int, source: st
     error = sample.get("error")
     if isinstance(error, dict) and error.get("message") is not None:
         run.error = f"Inspect AI sample error: {_first_line(str(error['message']))}"[:1000]
+        run.error_kind = "agent_error"  # the sample failed: never scored
     scores = sample.get("scores")
     if isinstance(scores, dict) and scores:
         run.source_verdicts = scores

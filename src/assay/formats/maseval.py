@@ -110,13 +110,47 @@ def _report(report: Any, source: str, model: str | None) -> Trajectory | ReadPro
     run_id = task_id
     if task_id is not None and isinstance(repeat, int) and not isinstance(repeat, bool):
         run_id = f"{task_id}#{repeat}"
-    return chat_trajectory(
+    run = chat_trajectory(
         (item for _, _, item in entries),
         run_id=run_id,
         scenario_id=task_id,
-        model=model,
+        model=model or _model_id(traces.get("models")),
         source=source,
     )
+    status = report.get("status")
+    if isinstance(status, str) and status in _FAILED:
+        error = _error_text(report)
+        run.error = f"MASEval status {status}" + (f": {error}" if error else "")
+        run.error_kind = _FAILED[status]  # a failed run is never scored
+    verdicts = {key: report[key] for key in ("status", "eval") if report.get(key) is not None}
+    run.source_verdicts = verdicts or None
+    return run
+
+
+_FAILED = {
+    "agent_error": "agent_error",
+    "unknown_execution_error": "agent_error",
+    "task_timeout": "timeout",
+    "environment_error": "infrastructure_error",
+    "user_error": "infrastructure_error",
+    "setup_failed": "infrastructure_error",
+}
+"""MASEval's statuses of a repetition whose run failed, and the kind of failure each is for
+assay (as `assay bench` counts them): such a run is never scored. `evaluation_failed` is the
+check's failure, not the run's: the run is kept whole, its status among its source's
+verdicts."""
+
+
+def _model_id(models: Any) -> str | None:
+    """The model the report's model adapters name (`traces.models.<name>.model_id`), the
+    first that names one."""
+    if not isinstance(models, dict):
+        return None
+    for trace in models.values():
+        if isinstance(trace, dict) and isinstance(trace.get("model_id"), str):
+            found: str = trace["model_id"]
+            return found
+    return None
 
 
 def _agent_entries(agents: Any) -> list[tuple[datetime | None, int, ChatItem]]:
@@ -181,12 +215,20 @@ def _status(report: dict[str, Any]) -> str:
     status = report.get("status")
     if isinstance(status, str) and status:
         details.append(f"status {status}")
+    error = _error_text(report)
+    if error is not None:
+        details.append(error)
+    return f" ({'; '.join(details)})" if details else ""
+
+
+def _error_text(report: dict[str, Any]) -> str | None:
+    """`Type: message` of the report's error, cut to 200 characters; None without one."""
     error = report.get("error")
     if isinstance(error, dict):
         kind, message = error.get("error_type"), error.get("error_message")
         if isinstance(kind, str) and isinstance(message, str):
-            details.append(f"{kind}: {message}"[:200])
-    return f" ({'; '.join(details)})" if details else ""
+            return f"{kind}: {message}"[:200]
+    return None
 
 
 # --- reading files -------------------------------------------------------------------------
