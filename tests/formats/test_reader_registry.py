@@ -224,7 +224,7 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
         (
             b'{"what": 1}',
             "not a run file any reader knows: an object with keys what (name the format with "
-            "--from: assetopsbench, track1, adk, maseval, inspect, otel, openai, langchain)",
+            "--from: READERS)",
         ),
         (
             b'{"trajectory": [{"action": "ls", "observation": ""}], "history": [], "info": {}}',
@@ -235,11 +235,12 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
         (
             b'{"trajectory": []}',
             "not a run file any reader knows: an object with keys trajectory (name the format "
-            "with --from: assetopsbench, track1, adk, maseval, inspect, otel, openai, langchain)",
+            "with --from: READERS)",
         ),
     ],
 )
 def test_problems(tmp_path: Path, content: bytes, reason: str) -> None:
+    reason = reason.replace("READERS", ", ".join(reader_names()))  # every reader, in order
     path = tmp_path / "input.json"
     path.write_bytes(content)
     (problem,) = read(path)

@@ -89,6 +89,7 @@ BUILTIN_MODULES = (
     "assay.formats.adk",
     "assay.formats.maseval",
     "assay.formats.inspect_log",
+    "assay.formats.taubench",
     "assay.formats.otel",
     "assay.formats.openai_chat",
     "assay.formats.langchain",
