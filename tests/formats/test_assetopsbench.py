@@ -416,7 +416,7 @@ def test_empty_directory_is_a_problem(tmp_path: Path) -> None:
     problem = only_problem(list(read_runs(tmp_path)))
     assert (problem.source, problem.reason) == (
         str(tmp_path),
-        "no .json, .jsonl, .ndjson or .eval files in directory",
+        "no .json, .jsonl, .ndjson, .eval or .traj files in directory",
     )
 
 

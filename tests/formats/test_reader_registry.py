@@ -226,11 +226,6 @@ def test_a_named_format_is_used_as_is(tmp_path: Path) -> None:
             "not a run file any reader knows: an object with keys what (name the format with "
             "--from: READERS)",
         ),
-        (
-            b'{"trajectory": [{"action": "ls", "observation": ""}], "history": [], "info": {}}',
-            "not a run file any reader knows: an object with keys trajectory, history, info "
-            "(SWE-agent .traj?)",
-        ),
         (b"[1, 2]", "not a run file any reader knows: a list of numbers, with no object in it"),
         (
             b'{"trajectory": []}',
@@ -431,7 +426,7 @@ def test_any_json_file_gives_runs_or_problems_and_never_raises(
             item.tool_names()
 
 
-def test_an_swe_agent_traj_file_is_reported_not_read_as_an_empty_run(tmp_path: Path) -> None:
+def test_an_swe_agent_traj_file_is_read_by_its_reader(tmp_path: Path) -> None:
     path = write(
         tmp_path / "django__django-11099.traj",
         {
@@ -443,9 +438,8 @@ def test_an_swe_agent_traj_file_is_reported_not_read_as_an_empty_run(tmp_path: P
             "info": {"model_stats": {"tokens_sent": 10, "tokens_received": 2}},
         },
     )
-    (problem,) = read(path)
-    assert isinstance(problem, ReadProblem) and problem.source == str(path)
-    assert problem.reason == (
-        "not a run file any reader knows: an object with keys environment, trajectory, "
-        "history, info (SWE-agent .traj?)"
-    )
+    assert detect_reader(path) == "swe-agent"
+    (run,) = read(path)
+    assert isinstance(run, Trajectory) and run.scenario_id == "django__django-11099"
+    assert run.tool_names() == ["ls"]
+

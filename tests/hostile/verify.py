@@ -317,8 +317,8 @@ def ops_problems(ops: dict[str, Any], where: str) -> list[str]:
 
 def input_files(runs: Path, skip: Iterable[Path] = ()) -> list[Path]:
     """The files a directory walk must take as input, as the README says: `*.json`,
-    `*.jsonl`, `*.ndjson`, `*.eval` (any case), recursively, hidden entries skipped, directory links
-    not followed (a linked folder is an expectation of its own)."""
+    `*.jsonl`, `*.ndjson`, `*.eval`, `*.traj` (any case), recursively, hidden entries
+    skipped, directory links not followed (a linked folder is an expectation of its own)."""
     skipped = {os.path.realpath(p) for p in skip}
     found = []
     for dirpath, dirnames, filenames in os.walk(runs):
@@ -330,7 +330,7 @@ def input_files(runs: Path, skip: Iterable[Path] = ()) -> list[Path]:
             Path(dirpath, name)
             for name in filenames
             if not name.startswith(".")
-            and name.lower().endswith((".json", ".jsonl", ".ndjson", ".eval"))
+            and name.lower().endswith((".json", ".jsonl", ".ndjson", ".eval", ".traj"))
         ]
     return sorted(found)
 

@@ -26,6 +26,7 @@ told from each file's content (and .evalset.json / .test.json names) unless --fr
   inspect        Inspect AI eval logs, .json and .eval (a run per sample and epoch)
   taubench       tau-bench results (a run per task and trial, the reward kept)
   tau2           tau2-bench results and simulation files (the reward kept)
+  swe-agent      SWE-agent .traj and mini-swe-agent .traj.json trajectories
   otel           OpenTelemetry GenAI spans exported as OTLP JSON
   openai         OpenAI chat-completions messages (role, content, tool_calls)
   langchain      LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)

@@ -51,16 +51,10 @@ class ReadProblem:
         self.reason = escape_surrogates(self.reason)  # it may quote a path, or a name
 
 
-INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".eval")
+INPUT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".eval", ".traj")
 """The file names a directory walk takes as input (in any case)."""
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 """Files of one JSON value per line; every other input is one JSON document."""
-UNREAD_RUN_FILES = {
-    ".traj": "a SWE-agent trajectory (.traj): assay has no reader for this format yet",
-}
-"""Run files of known formats a directory walk meets and cannot read yet: each is said (an
-unreadable input, counted), never passed over in silence."""
-
 PLAIN = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset)
 """Values that are data, never message objects: reading attributes off them means nothing."""
 
@@ -145,11 +139,9 @@ def walk_inputs(path: Path, exclude: Sequence[Path] = ()) -> Iterator[str | Read
             if lowered.endswith(INPUT_SUFFIXES):
                 found_any = True
                 yield os.path.join(dirpath, name)  # noqa: PTH118
-            elif (unread := UNREAD_RUN_FILES.get("." + lowered.rpartition(".")[2])) is not None:
-                yield ReadProblem(os.path.join(dirpath, name), unread)  # noqa: PTH118
     if not found_any and not errors and not skipped:
         # An empty directory is almost always a wrong path; say so instead of reading nothing.
-        yield ReadProblem(str(path), "no .json, .jsonl, .ndjson or .eval files in directory")
+        yield ReadProblem(str(path), "no .json, .jsonl, .ndjson, .eval or .traj files in directory")
     yield from skipped
     for error in errors:
         yield ReadProblem(

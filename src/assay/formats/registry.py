@@ -29,10 +29,10 @@ Example:
     >>> _ = path.write_text('{"run_id": "r1", "scenario_id": 11, "answer": "3"}')
     >>> [(run.run_id, run.answer) for run in read_file(path)]
     [('r1', '3')]
-    >>> _ = path.write_text('{"trajectory": [], "history": [], "info": {}}')
+    >>> _ = path.write_text('{"steps": [], "info": {}}')
     >>> (problem,) = read_file(path)
-    >>> problem.reason[:32], problem.reason[-49:]
-    ('not a run file any reader knows:', 'keys trajectory, history, info (SWE-agent .traj?)')
+    >>> problem.reason[:52]
+    'not a run file any reader knows: an object with keys'
 """
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ BUILTIN_MODULES = (
     "assay.formats.maseval",
     "assay.formats.inspect_log",
     "assay.formats.taubench",
+    "assay.formats.swe_agent",
     "assay.formats.otel",
     "assay.formats.openai_chat",
     "assay.formats.langchain",
@@ -99,13 +100,6 @@ BUILTIN_MODULES = (
 ARCHIVES = {".eval": ("assay.formats.inspect_log", "load_eval_archive")}
 """Run files that are archives, not JSON, by suffix: the module and function that turn one
 into the JSON value its reader reads (an Inspect AI `.eval` log: a zip of JSON members)."""
-
-# Shapes known not to be runs, named in the problem so that the user knows what they gave.
-_HINTS: tuple[tuple[frozenset[str], str], ...] = (
-    (frozenset({"trajectory", "history", "info"}), "SWE-agent .traj?"),
-    (frozenset({"environment", "trajectory", "info"}), "SWE-agent .traj?"),
-)
-
 
 class Reader(NamedTuple):
     """One registered format (a named tuple: cheaper to define at start-up than a dataclass)."""
@@ -485,11 +479,6 @@ def _unknown(what: str, value: Any) -> str:
     text = f"not {what}: {describe(value)}"
     if not _holds_objects(value):
         return f"{text}, with no object in it"
-    if isinstance(value, dict):
-        keys = value.keys()
-        for shape, hint in _HINTS:
-            if shape <= keys:
-                return f"{text} ({hint})"
     return f"{text} (name the format with --from: {', '.join(reader_names())})"
 
 
