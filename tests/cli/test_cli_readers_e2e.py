@@ -103,7 +103,8 @@ def test_from_forces_one_reader_and_an_unknown_name_is_a_usage_error(tmp_path: P
     assert proc.returncode == 2
     assert (
         "--from: unknown format 'yaml' (expected one of assetopsbench, track1, adk, maseval, "
-        "inspect, taubench, tau2, swe-agent, otel, openai, langchain)" in proc.stderr
+        "inspect, taubench, tau2, swe-agent, langsmith, langgraph-updates, otel, openai, "
+        "langchain)" in proc.stderr
     )
 
 

@@ -666,13 +666,16 @@ def _sniff(name: str, value: Any) -> bool:
     if isinstance(value, dict):
         if any(key in value for key in _EXPORT_FIELDS):
             return True
-        # A chat log may carry a trace id; its messages are for the chat readers.
-        return "messages" not in value and (
+        # A chat log may carry a trace id; its messages are for the chat readers. So does a
+        # LangSmith run (`run_type`), which is the LangSmith reader's.
+        return "messages" not in value and "run_type" not in value and (
             any(key in value for key in _SPAN_FIELDS) or ("context" in value and "name" in value)
         )
     first = first_item(value)
-    return isinstance(first, dict) and any(
-        key in first for key in (*_SPAN_FIELDS, *_EXPORT_FIELDS)
+    return (
+        isinstance(first, dict)
+        and "run_type" not in first
+        and any(key in first for key in (*_SPAN_FIELDS, *_EXPORT_FIELDS))
     )
 
 

@@ -91,6 +91,7 @@ BUILTIN_MODULES = (
     "assay.formats.inspect_log",
     "assay.formats.taubench",
     "assay.formats.swe_agent",
+    "assay.formats.langsmith",
     "assay.formats.otel",
     "assay.formats.openai_chat",
     "assay.formats.langchain",
