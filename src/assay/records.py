@@ -350,6 +350,12 @@ class Trajectory:
     Inspect AI log's sample scores: `{"match": {"value": "C", "answer": ..., "explanation":
     ...}}`): kept as the source wrote them, to compare with assay's, never used to score."""
 
+    notes: list[str] = field(default_factory=list)
+    """What the reader met in the run's source and could not read (an item of a type it does
+    not know, a content part that is not text), each said in one line: the run is kept with
+    them, and the aggregate counts such runs (`totals.runs_with_notes`), never a silent
+    drop."""
+
     def tool_calls(self) -> list[ToolCall]:
         """All tool calls in order, across steps."""
         return [call for step in self.steps for call in step.tool_calls]

@@ -231,6 +231,8 @@ class CaseResult:
     expected_answer: Any = None
     """The scenario's gold answer as written (None when it has none), so that a report can be
     read without its ground truth: in the per-run report only, not in `results.jsonl`."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader could not read of the run's source (`Trajectory.notes`)."""
     repeat: int | None = None
     """1-based index of this repetition of a live run (`assay run --repeat K`); None for a run
     that was not run live (`assay evaluate`), and then absent from the reports."""

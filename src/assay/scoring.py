@@ -332,6 +332,7 @@ class Scoring:
             source=run.source,
             scores=parts or [],
             expected_answer=case.expected_answer,
+            notes=list(run.notes),
             repeat=run.repeat,
         )
 

@@ -185,3 +185,43 @@ def test_a_multi_turn_scenario_is_scored_on_its_last_turn(tmp_path: Path) -> Non
     assert turns[1]["expected_answer"] == '{"asset": "Chiller 6"}'
     assert turns[2]["note"] == "final answer"
     assert aggregate(reports)["scenario_problems"] == []
+
+
+@pytest.mark.slow
+def test_content_a_reader_cannot_read_is_noted_in_the_run_and_counted(tmp_path: Path) -> None:
+    runs, gt = tmp_path / "runs", tmp_path / "gt" / "scenario_7"
+    runs.mkdir()
+    gt.mkdir(parents=True)
+    (gt / "groundtruth.txt").write_text("Paris")
+    # An OpenAI Agents SDK input list with a reasoning item, a web search and an image.
+    (runs / "7.json").write_text(json.dumps({"scenario_id": 7, "messages": [
+        {"role": "user", "content": [{"type": "input_text", "text": "Capital of France?"},
+                                     {"type": "input_image", "image_url": "data:..."}]},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "Paris"}]},
+    ]}))
+    (runs / "8.json").write_text(json.dumps({"scenario_id": 7, "messages": [
+        {"role": "user", "content": "Capital of France?"},
+        {"role": "assistant", "content": "Paris"},
+    ]}))
+    reports = tmp_path / "reports"
+    proc = assay("evaluate", "--trajectories", runs, "--scenarios", gt.parent,
+                 "--reports-dir", reports, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "runs with content not read" in proc.stdout
+    lines = {Path(line["source"]).name: line for line in results(reports)}
+    assert lines["7.json"]["notes"] == [
+        "not read: a content part of type 'input_image'",
+        "not read: an item of type 'reasoning'",
+        "not read: an item of type 'web_search_call'",
+    ]
+    assert "notes" not in lines["8.json"]  # read whole: nothing to say
+    assert lines["7.json"]["score"]["passed"] is True  # the run itself is scored as ever
+    report = json.loads((reports / lines["7.json"]["report_file"]).read_text())
+    assert report["notes"] == lines["7.json"]["notes"]
+    assert aggregate(reports)["totals"]["runs_with_notes"] == 1
+    # Converted, the notes stay with the run.
+    out = tmp_path / "runs.jsonl"
+    assert main(["convert", str(runs / "7.json"), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["notes"] == lines["7.json"]["notes"]

@@ -99,6 +99,8 @@ def trajectory_to_record(trajectory: Trajectory) -> dict[str, Any]:
         record["repeat"] = trajectory.repeat
     if trajectory.source_verdicts is not None:
         record["source_verdicts"] = trajectory.source_verdicts
+    if trajectory.notes:
+        record["notes"] = list(trajectory.notes)
     return record
 
 

@@ -272,8 +272,14 @@ def trajectory_from_record(record: dict[str, Any], source: str) -> Trajectory:
         error_kind=_error_kind(record.get("error_kind")),
         repeat=_repeat(record.get("repeat")),
         source_verdicts=_verdicts(record.get("source_verdicts")),
+        notes=_notes(record.get("notes")),
     )
     return run
+
+
+def _notes(value: Any) -> list[str]:
+    """A converted run's notes (`notes`: what its first reader could not read)."""
+    return [note for note in value if isinstance(note, str)] if isinstance(value, list) else []
 
 
 def _verdicts(value: Any) -> dict[str, Any] | None:

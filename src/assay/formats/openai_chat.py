@@ -119,7 +119,7 @@ def trajectory_from_openai_messages(
         reply = openai_item(exchange.reply)
         if reply is not None:
             items.append(reply)
-    return chat_trajectory(
+    run = chat_trajectory(
         items,
         run_id=run_id if run_id is not None else exchange.run_id,
         scenario_id=scenario_id if scenario_id is not None else exchange.scenario_id,
@@ -128,6 +128,58 @@ def trajectory_from_openai_messages(
         source=source,
         turns=True,
     )
+    run.notes = unread_notes(exchange.messages)
+    return run
+
+
+def unread_notes(messages: Any) -> list[str]:
+    """What of an OpenAI-style message list the reader does not read, one note per kind:
+    items of the Responses API other than messages and function calls and their outputs
+    (`reasoning`, `web_search_call`, ...), and content parts that are not text (images,
+    audio, files, refusals, reasoning).
+
+    Shared with the other readers in `assay.formats`; not re-exported.
+
+    Example:
+        >>> for note in unread_notes([{"type": "reasoning", "summary": []},
+        ...         {"role": "user", "content": [{"type": "image_url"}, "hi"]},
+        ...         {"role": "user", "content": [{"type": "image_url"}]}]):
+        ...     print(note)
+        not read: an item of type 'reasoning'
+        not read: a content part of type 'image_url' (x2)
+    """
+    if not isinstance(messages, list | tuple):
+        return []
+    counts: dict[str, int] = {}
+    for message in messages:
+        if message is None or isinstance(message, PLAIN):
+            continue
+        if not isinstance(get_field(message, "role"), str):
+            kind = get_field(message, "type")
+            if kind not in _READ_ITEMS:
+                what = f"an item of type {kind!r}" if isinstance(kind, str) else (
+                    "an item without a role or a type"
+                )
+                counts[what] = counts.get(what, 0) + 1
+            continue
+        content = get_field(message, "content")
+        if not isinstance(content, list | tuple):
+            continue
+        for part in content:
+            if part is None or isinstance(part, PLAIN):
+                continue
+            kind = get_field(part, "type")
+            if kind is None or (isinstance(kind, str) and "text" in kind):
+                continue
+            what = f"a content part of type {kind!r}" if isinstance(kind, str) else (
+                "a content part of an unknown type"
+            )
+            counts[what] = counts.get(what, 0) + 1
+    return [f"not read: {what}" + (f" (x{n})" if n > 1 else "") for what, n in counts.items()]
+
+
+_READ_ITEMS = frozenset({"function_call", "function_call_output"})
+"""The Responses API items without a role that the reader reads (`_response_item`)."""
 
 
 # --- logged exchanges ----------------------------------------------------------------------

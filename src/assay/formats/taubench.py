@@ -128,6 +128,13 @@ class _Read(NamedTuple):
     notes: list[str]
 
 
+def _noted(read: _Read) -> Trajectory | ReadProblem:
+    """The run with its notes (`Trajectory.notes`), or the problem."""
+    if isinstance(read.item, Trajectory):
+        read.item.notes.extend(read.notes)
+    return read.item
+
+
 # --- tau-bench -------------------------------------------------------------------------------
 
 
@@ -144,7 +151,7 @@ def _sniff_taubench(name: str, value: Any) -> bool:
 
 def _read_taubench(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
     for read in _taubench_runs(value, source):
-        yield read.item
+        yield _noted(read)
 
 
 def _taubench_runs(value: Any, source: str) -> Iterator[_Read]:
@@ -276,7 +283,7 @@ def _sniff_tau2(name: str, value: Any) -> bool:
 
 def _read_tau2(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
     for read in _tau2_runs(value, source):
-        yield read.item
+        yield _noted(read)
 
 
 def _tau2_runs(value: Any, source: str) -> Iterator[_Read]:

@@ -102,6 +102,8 @@ class ResultFigures(NamedTuple):
     escalated: bool
     repeat: int | None = None
     """Which repetition of a live run this is (`CaseResult.repeat`); None offline."""
+    notes: int = 0
+    """How many notes its reader left (`CaseResult.notes`)."""
 
     @classmethod
     def of(cls, result: CaseResult) -> ResultFigures:
@@ -125,6 +127,7 @@ class ResultFigures(NamedTuple):
             ops.context_overflow,
             ops.escalated,
             result.repeat,
+            len(result.notes),
         )
 
 
@@ -216,6 +219,7 @@ class SummaryBuilder:
         }
         self._scenarios_loaded = 0
         self._no_answer = 0
+        self._with_notes = 0
         self._partially_scored = 0
         self._worst: list[tuple[float, int, dict[str, Any]]] = []
         self._failures_seen = 0
@@ -234,6 +238,7 @@ class SummaryBuilder:
         score = result.score
         status = score.status
         self._status[status] += 1  # a StrEnum member counts under its text
+        self._with_notes += result.notes > 0
         combination = (result.scenario_type, result.runner, result.model)
         groups = self._groups_of.get(combination)
         if groups is None:
@@ -392,6 +397,7 @@ class SummaryBuilder:
             "no_scenario": no_scenario,
             "scenarios_loaded": self._scenarios_loaded,
             "scenarios_without_runs": len(self._not_scored["no_run"]),
+            "runs_with_notes": self._with_notes,
         }
         ops: dict[str, Any] = {
             "turns_total": self._turns_total,

@@ -251,6 +251,8 @@ def _totals_table(summary: RunSummary) -> Any:
     table.add_row("skipped: unreadable", str(totals["unreadable"]))
     table.add_row("skipped: no scenario", str(totals["no_scenario"]))
     table.add_row("scenarios without runs", str(totals["scenarios_without_runs"]))
+    if totals.get("runs_with_notes"):  # content their reader could not read: see `notes`
+        table.add_row("runs with content not read", str(totals["runs_with_notes"]))
     if summary.scenario_problems:
         table.add_row("ground-truth problems", str(len(summary.scenario_problems)))
     return table

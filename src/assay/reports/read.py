@@ -197,6 +197,7 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         report_file=record.report_file if isinstance(record, ResultLine) else None,
         scores=[_score(part) for part in record.scores],
         repeat=record.repeat,
+        notes=list(record.notes or ()),
         benchmark=record.benchmark,
     )
 

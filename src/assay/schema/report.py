@@ -142,6 +142,14 @@ class RunReport(_Sparse, kw_only=True):
             "for a run that was not run live."
         ),
     ] = None
+    notes: Annotated[
+        list[str] | None,
+        doc(
+            "What the reader met in the run's source and could not read (an item of a type "
+            "it does not know, a content part that is not text), one line each; absent when "
+            "it read everything."
+        ),
+    ] = None
     benchmark: Annotated[
         dict[str, Any] | None,
         doc(
@@ -212,6 +220,14 @@ class Totals(_Record, kw_only=True):
     ]
     unreadable: Count
     no_scenario: Count
+    runs_with_notes: Annotated[
+        Count,
+        doc(
+            "Runs read whole but for content their reader could not read (their `notes` say "
+            "what: an item of an unknown type, a part that is not text); counted among the "
+            "others, never dropped in silence."
+        ),
+    ] = 0
     scenarios_loaded: Count
     scenarios_without_runs: Count
 
