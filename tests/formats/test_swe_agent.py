@@ -563,7 +563,7 @@ _mini_files = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(value=_json | _shaped | _swe_files | _mini_files)
 def test_no_json_value_makes_the_reader_raise(value: Any) -> None:
     reader = get_reader("swe-agent")
