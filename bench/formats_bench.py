@@ -112,9 +112,113 @@ def floor_eval(path: Path) -> int:
     return count
 
 
+def _chat(index: int) -> list[dict[str, Any]]:
+    """An OpenAI-format conversation with one tool call, as tau-bench keeps its `traj`."""
+    return [
+        {"role": "system", "content": "You are an airline agent."},
+        {"role": "user", "content": f"Cancel reservation R{index}."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{index}", "type": "function",
+             "function": {"name": "cancel_reservation",
+                          "arguments": orjson.dumps({"id": f"R{index}"}).decode()}}]},
+        {"role": "tool", "tool_call_id": f"c{index}", "name": "cancel_reservation",
+         "content": "cancelled"},
+        {"role": "assistant", "content": f"Reservation R{index} is cancelled."},
+    ]
+
+
+def write_taubench(folder: Path, runs: int) -> list[Path]:
+    paths = []
+    for first in range(0, runs, PER_FILE):
+        results = [
+            {"task_id": i, "trial": 0, "reward": 1.0,
+             "info": {"reward_info": {"reward": 1.0, "info": {"r_actions": 1.0}}},
+             "traj": _chat(i)}
+            for i in range(first, min(first + PER_FILE, runs))
+        ]
+        path = folder / f"results_{first:06d}.json"
+        path.write_bytes(orjson.dumps(results))
+        paths.append(path)
+    return paths
+
+
+def write_swe_agent(folder: Path, runs: int) -> list[Path]:
+    paths = []
+    for index in range(runs):  # SWE-agent writes one trajectory per file
+        steps = [
+            {"action": action, "observation": observation, "thought": thought,
+             "response": thought, "execution_time": 0.2, "state": {}, "query": []}
+            for action, observation, thought in [
+                ("find_file calc.py", "Found 1 matches: /repo/calc.py", "Find the file."),
+                ("open /repo/calc.py", "1: def div(a, b):\n2:     return a / b", "Look."),
+                ("edit 2:2\n    return a / b if b else 0\nend_of_edit", "File updated.",
+                 "Fix it."),
+                ("submit", "diff --git a/calc.py b/calc.py", "Done."),
+            ]
+        ]
+        traj = {
+            "environment": "swe_main",
+            "trajectory": steps,
+            "history": [{"role": "system", "content": "You are an agent.", "agent": "main"},
+                        {"role": "user", "content": f"Issue {index}: division by zero.",
+                         "agent": "main"}],
+            "info": {"exit_status": "submitted", "submission": "diff --git a/calc.py",
+                     "model_stats": {"tokens_sent": 900, "tokens_received": 120,
+                                     "instance_cost": 0.01, "api_calls": 4}},
+        }
+        path = folder / f"repo__repo-{index:05d}.traj"
+        path.write_bytes(orjson.dumps(traj))
+        paths.append(path)
+    return paths
+
+
+def write_langsmith(folder: Path, runs: int) -> list[Path]:
+    paths = []
+    for first in range(0, runs, PER_FILE):
+        lines = []
+        for i in range(first, min(first + PER_FILE, runs)):
+            root, llm, tool = f"r{i}", f"l{i}", f"t{i}"
+            common = {"trace_id": root, "start_time": "2026-11-26T10:00:00",
+                      "end_time": "2026-11-26T10:00:01"}
+            lines.append({**common, "id": root, "name": "agent", "run_type": "chain",
+                          "parent_run_id": None,
+                          "inputs": {"messages": [{"role": "user", "content": f"Weather {i}?"}]},
+                          "outputs": {"messages": [{"role": "assistant", "content": "Sunny"}]}})
+            lines.append({**common, "id": llm, "name": "ChatOpenAI", "run_type": "llm",
+                          "parent_run_id": root, "prompt_tokens": 30, "completion_tokens": 8,
+                          "inputs": {"messages": [{"role": "user", "content": f"Weather {i}?"}]},
+                          "outputs": {"generations": [[{"text": "", "message": {
+                              "type": "ai", "content": "", "tool_calls": [
+                                  {"name": "weather", "args": {"city": "Paris"},
+                                   "id": f"c{i}"}]}}]]}})
+            lines.append({**common, "id": tool, "name": "weather", "run_type": "tool",
+                          "parent_run_id": root, "extra": {"tool_call_id": f"c{i}"},
+                          "inputs": {"city": "Paris"}, "outputs": {"output": "Sunny"}})
+        path = folder / f"runs_{first:06d}.jsonl"
+        path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+        paths.append(path)
+    return paths
+
+
+def floor_lines(path: Path) -> int:
+    """Every line parsed; the runs are the traces' roots."""
+    return sum(
+        orjson.loads(line).get("parent_run_id") is None
+        for line in path.read_bytes().splitlines() if line
+    )
+
+
+def floor_one(path: Path) -> int:
+    orjson.loads(path.read_bytes())
+    return 1
+
+
 FORMATS: dict[str, tuple[Callable[[Path, int], list[Path]], Callable[[Path], int]]] = {
     "inspect .json": (write_inspect_json, floor_json),
     "inspect .eval": (write_inspect_eval, floor_eval),
+    "tau-bench": (write_taubench, floor_json),
+    "swe-agent .traj": (write_swe_agent, floor_one),
+    "langsmith .jsonl": (write_langsmith, floor_lines),
 }
 """Each format: how its files are written, and the floor's reading of one file."""
 
