@@ -93,6 +93,7 @@ from assay.benchmark.repetition import (
     status_of,
     usage_of,
 )
+from assay.benchmark.scorer_evaluator import DEFERRED, Deferred, metrics_of
 from assay.benchmark.seeding import SeedGenerator
 from assay.benchmark.task import Task, TaskQueue, tasks_of
 from assay.benchmark.user import User
@@ -386,10 +387,13 @@ class Benchmark(ABC):
         units = runner.units(self.tasks)
         self.reports, self.results = [], []
         self._invoke("on_run_start", self)
-        if reports_dir is None:
-            outcomes = await runner.run_all(units)
-        else:
-            outcomes = await runner.run_into(Path(reports_dir), units, resume)
+        try:
+            if reports_dir is None:
+                outcomes = await runner.run_all(units)
+            else:
+                outcomes = await runner.run_into(Path(reports_dir), units, resume)
+        finally:
+            await runner.aclose()
         self.reports = [o.report for o in outcomes]
         self.results = [o.outcome.result for o in outcomes]
         self._invoke("on_run_end", self, self.reports)
@@ -445,7 +449,9 @@ class _Performed:
     verdicts, and the capture."""
 
     done: Repetition
-    verdicts: list[Score]
+    verdicts: list[Score | None]
+    """The evaluators' verdicts in order; None for a model-judged check a worker left to
+    the driver (its metrics in `done.eval` say what to judge)."""
     collector: TrajectoryCollector
     duration_ms: float
     attempts: int
@@ -469,6 +475,8 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
         self.benchmark = benchmark
         self.agent_data = agent_data
         self.scoring = Scoring(verdicts_given=True)  # the evaluators give them
+        self._judges: dict[tuple[str, str], Any] = {}
+        """The scorers of model-judged checks left to the driver, by scorer and options."""
         self._tasks: dict[str, Task] = {}
         self._left_in_task: dict[str, int] = {}
 
@@ -508,8 +516,11 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
             if not retry:
                 break
         duration_ms = (time.perf_counter() - started) * 1000.0
-        verdicts: list[Score] = []
+        verdicts: list[Score | None] = []
         for index, metrics in enumerate(done.eval or []):
+            if isinstance(metrics, dict) and DEFERRED in metrics:
+                verdicts.append(None)  # judged on the driver (`finish`)
+                continue
             name = done.names[index] if index < len(done.names) else f"evaluator_{index + 1}"
             evaluator = done.evaluators[index] if index < len(done.evaluators) else None
             verdicts.append(_verdict(evaluator, name, metrics))
@@ -519,6 +530,9 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
     async def finish(self, unit: Unit, part: _Performed) -> _Done:
         task = self._tasks[unit.case.eval_id]
         done = part.done
+        for index, verdict in enumerate(part.verdicts):
+            if verdict is None:
+                part.verdicts[index] = await self._judge(done, index)
         report = report_of(task, unit.repeat - 1, done,
                            usage_of(part.collector, done.traces, done.eval))
         outcome = await self._scored(unit, task, part)
@@ -529,6 +543,39 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
         if self._left_in_task[task.id] == 0:
             self.benchmark._invoke("on_task_end", self.benchmark, task, report)
         return finished
+
+    async def aclose(self) -> None:
+        """Close the model clients of the checks judged here."""
+        for scorer in self._judges.values():
+            close = getattr(scorer, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def _judge(self, done: Repetition, index: int) -> Score:
+        """A model-judged check a worker left to the driver, judged here: its metrics put in
+        the repetition's `eval`, its verdict returned. One scorer per check and options for
+        the whole run, so that its cache, budget and limits are shared."""
+        deferred: Deferred = done.eval[index][DEFERRED]  # type: ignore[index]
+        name = done.names[index] if index < len(done.names) else deferred.scorer
+        key = (deferred.scorer, repr(sorted(deferred.options.items())))
+        scorer: Any = self._judges.get(key)
+        try:
+            if scorer is None:
+                from assay.scorers.registry import create_scorer
+
+                options = {**self.benchmark.judge_options.get(deferred.scorer, {}),
+                           **deferred.options}
+                scorer = self._judges[key] = create_scorer(deferred.scorer, **options)
+            metrics = metrics_of(deferred.scorer, await scorer.score_async(deferred.case,
+                                                                           deferred.run))
+        except Exception as exc:  # the check's failure, never the run's, never a score
+            reason = f"evaluator raised {type(exc).__name__}: {text_of(exc)}"[:500]
+            assert done.eval is not None
+            done.eval[index] = {"error": reason}
+            return Score.error(name, reason, {"reason": ErrorKind.SCORER_ERROR})
+        assert done.eval is not None
+        done.eval[index] = metrics
+        return verdict_of(name, metrics)
 
     def lost(self, unit: Unit, kind: ErrorKind, reason: str) -> _Performed:
         status = (
@@ -543,6 +590,8 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
         # The callbacks stay here (they may hold a console); so do the results.
         sent = copy.copy(self.benchmark)
         sent.callbacks, sent.reports, sent.results, sent.summary = [], [], [], None
+        # Model-judged checks are judged here (`_judge`): the judges' settings stay here too.
+        sent.judge_options = {}
         sent.executor = LocalExecutor()
         return Recipe(functools.partial(
             _lifecycle_on_worker, sent, self.agent_data, list(self._tasks.values())
@@ -669,7 +718,7 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
                 Score.error("evaluation", f"evaluation_failed: {message}"[:500],
                             {"reason": ErrorKind.SCORER_ERROR})
             )
-        verdicts.extend(part.verdicts)
+        verdicts.extend(verdict for verdict in part.verdicts if verdict is not None)
         case = Case(id=task.id, question=task.query)
         result = await self.scoring.score_case(case, run, verdicts=verdicts)
         return UnitOutcome(unit, run, result, part.collector, kind, part.attempts)

@@ -21,10 +21,11 @@ import dataclasses
 from typing import Any
 
 from assay.benchmark.evaluator import Evaluator
+from assay.live.executors import on_remote_worker
 from assay.records import Case, Step, ToolCall, Trajectory
 from assay.results import Score, ScoreStatus
 
-__all__ = ["ScorerEvaluator"]
+__all__ = ["DEFERRED", "Deferred", "ScorerEvaluator", "metrics_of"]
 
 _CASE_FIELDS = {f.name for f in dataclasses.fields(Case)} - {"id", "question"}
 
@@ -37,12 +38,16 @@ class ScorerEvaluator(Evaluator):
     ) -> None:
         super().__init__(task, environment, user)
         from assay.benchmark.benchmark import judge_settings
-        from assay.scorers.registry import create_scorer
+        from assay.scorers.registry import create_scorer, scorer_info
 
         self.scorer_name = scorer
+        self.options = options
         # A judge takes its model and client from the benchmark's judge options (the command's
-        # flags), below what is given here.
-        self.scorer = create_scorer(scorer, **{**judge_settings().get(scorer, {}), **options})
+        # flags), below what is given here. On a worker of a remote executor a judge is not
+        # built: the driver judges (`deferred`).
+        self.scorer: Any = None
+        if not (on_remote_worker() and scorer_info(scorer).is_async):
+            self.scorer = create_scorer(scorer, **{**judge_settings().get(scorer, {}), **options})
 
     @property
     def name(self) -> str:
@@ -64,13 +69,37 @@ class ScorerEvaluator(Evaluator):
         run = Trajectory(
             answer=None if final_answer is None else str(final_answer), steps=_steps(traces)
         )
-        score: Score = self.scorer(case, run)
-        if score.status is ScoreStatus.ERROR:  # bad ground truth, a scorer bug: not a verdict
-            raise ValueError(f"{self.scorer_name}: {score.rationale}")
-        metrics = {**score.details, "rationale": score.rationale}
-        if score.status is ScoreStatus.SCORED:
-            metrics.update(score=score.value, passed=score.passed)
-        return metrics
+        if self.scorer is None:  # a judge, on a worker: the driver judges (one cache, budget)
+            return {DEFERRED: Deferred(self.scorer_name, dict(self.options), case, run)}
+        return metrics_of(self.scorer_name, self.scorer(case, run))
+
+
+DEFERRED = "__assay_deferred_check__"
+"""The key of the metrics a model-judged check leaves on a worker of a remote executor."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Deferred:
+    """A model-judged check left to the driver: the scorer, its options, the case and run."""
+
+    scorer: str
+    options: dict[str, Any]
+    case: Case
+    run: Trajectory
+
+
+def metrics_of(name: str, score: Score) -> dict[str, Any]:
+    """A scorer's score as an evaluator's metrics.
+
+    Raises:
+        ValueError: the scorer gave an error (bad ground truth, a scorer's bug): no verdict.
+    """
+    if score.status is ScoreStatus.ERROR:
+        raise ValueError(f"{name}: {score.rationale}")
+    metrics = {**score.details, "rationale": score.rationale}
+    if score.status is ScoreStatus.SCORED:
+        metrics.update(score=score.value, passed=score.passed)
+    return metrics
 
 
 def _steps(traces: dict[str, Any]) -> list[Step]:

@@ -66,3 +66,43 @@ def locker(messages: list[dict[str, Any]]) -> str:
     """Calls `open_lock`, then answers."""
     open_lock("door")
     return "done"
+
+
+from assay.benchmark import (  # noqa: E402
+    AgentAdapter,
+    Benchmark,
+    Environment,
+    ScorerEvaluator,
+)
+
+
+class _Echo(AgentAdapter):
+    def _run_agent(self, query: str) -> str:
+        return "Paris" if "France" in query else "no idea"
+
+
+class _Plain(Environment):
+    def setup_state(self, data: Any) -> Any:
+        return data
+
+    def create_tools(self) -> dict[str, Any]:
+        return {}
+
+
+class JudgedBench(Benchmark):
+    """A benchmark whose check is a model judge (`llm_judge` as a `ScorerEvaluator`)."""
+
+    def setup_environment(self, agent_data: Any, task: Any, seed_generator: Any = None) -> Any:
+        return _Plain(task.environment_data)
+
+    def setup_agents(self, agent_data: Any, environment: Any, task: Any, user: Any,
+                     seed_generator: Any = None) -> Any:
+        agent = _Echo(None, "echo")
+        return [agent], {"echo": agent}
+
+    def setup_evaluators(self, environment: Any, task: Any, agents: Any, user: Any,
+                         seed_generator: Any = None) -> Any:
+        return [ScorerEvaluator(task, environment, scorer="llm_judge", prompt="Right?")]
+
+    def run_agents(self, agents: Any, task: Any, environment: Any, query: str) -> Any:
+        return agents[0].run(query)

@@ -373,3 +373,31 @@ def test_a_run_whose_record_cannot_travel_back_is_an_agent_error_saying_why(
     assert not result.passed and result.error_kind == "agent_error"
     assert "cannot be sent back from the Ray worker" in (result.error or "")
     assert "lock" in (result.error or "")
+
+
+def test_a_benchmarks_model_judged_checks_are_judged_by_the_driver(
+    ray_cluster: Cluster, tmp_path: Path, chat_server: ChatServer
+) -> None:
+    from ray_agents import JudgedBench
+
+    from assay.benchmark import Task
+
+    def judge(request: RecordedRequest) -> Reply:
+        right = "Paris" in orjson.dumps(request.body["messages"]).decode()
+        return Reply.ok({"score": 1.0 if right else 0.0, "passed": right, "rationale": "ok"})
+
+    chat_server.handler = judge
+    options = {"llm_judge": {"model": "local/judge", "client_options": {
+        "base_url": chat_server.base_url, "cache": "off", "cache_dir": str(tmp_path / "cache"),
+        "max_retries": 0,
+    }}}
+    tasks = [Task("Capital of France?", id="fr"), Task("Capital of Peru?", id="pe")]
+    # The workers get no judge settings: only the driver can judge.
+    benchmark = JudgedBench(n_task_repeats=2, num_workers=2, judge_options=options,
+                            executor=RayExecutor(ray_cluster.address, workers=2))
+    reports = benchmark.run(tasks)
+    assert len(chat_server.requests) == 4  # once per repetition
+    assert [(r["task_id"], r["eval"][0]["passed"]) for r in reports] == [
+        ("fr", True), ("fr", True), ("pe", False), ("pe", False)
+    ]
+    assert [result.score.passed for result in benchmark.results] == [True, True, False, False]

@@ -16,13 +16,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.live.executors._base import Executor, ExecutorError
+from assay.live.executors._base import Executor, ExecutorError, on_remote_worker
 from assay.live.executors.local import LocalExecutor
 
 if TYPE_CHECKING:
     from assay.live.executors.ray import RayExecutor
 
-__all__ = ["EXECUTORS", "Executor", "ExecutorError", "LocalExecutor", "RayExecutor", "executor_of"]
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "ExecutorError",
+    "LocalExecutor",
+    "RayExecutor",
+    "executor_of",
+    "on_remote_worker",
+]
 
 EXECUTORS = ("local", "ray")
 """The executors by name (`--executor`)."""

@@ -12,7 +12,26 @@ if TYPE_CHECKING:
 U = TypeVar("U")
 Outcome = TypeVar("Outcome")
 
-__all__ = ["Executor", "ExecutorError"]
+__all__ = ["Executor", "ExecutorError", "mark_remote_worker", "on_remote_worker"]
+
+_remote_worker = False
+
+
+def mark_remote_worker() -> None:
+    """Say that this process is a worker of a remote executor (a Ray actor's), for code that
+    must then leave work to the driver (a benchmark's model-judged evaluators)."""
+    global _remote_worker
+    _remote_worker = True
+
+
+def on_remote_worker() -> bool:
+    """Whether this process is a worker of a remote executor.
+
+    Example:
+        >>> on_remote_worker()
+        False
+    """
+    return _remote_worker
 
 
 class ExecutorError(Exception):

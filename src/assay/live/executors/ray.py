@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay._text import text_of
 from assay.live._loop import UNIT_NAME, LoopWatch
-from assay.live.executors._base import Executor, ExecutorError
+from assay.live.executors._base import Executor, ExecutorError, mark_remote_worker
 from assay.results import ErrorKind
 
 if TYPE_CHECKING:
@@ -308,6 +308,7 @@ class _Host:
 
     def __init__(self, recipe: bytes, paths: list[str], folder: str | None) -> None:
         logging.getLogger("assay").setLevel(logging.WARNING)
+        mark_remote_worker()
         for path in reversed(paths):
             if path not in sys.path and Path(path).is_dir():
                 sys.path.insert(0, path)
