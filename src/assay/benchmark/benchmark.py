@@ -93,7 +93,13 @@ from assay.benchmark.repetition import (
     status_of,
     usage_of,
 )
-from assay.benchmark.scorer_evaluator import DEFERRED, Deferred, metrics_of
+from assay.benchmark.scorer_evaluator import (
+    DEFERRED,
+    JUDGE_SETTINGS,
+    Deferred,
+    judge_settings,
+    metrics_of,
+)
 from assay.benchmark.seeding import SeedGenerator
 from assay.benchmark.task import Task, TaskQueue, tasks_of
 from assay.benchmark.user import User
@@ -167,18 +173,6 @@ class _FatalError(Exception):
 _registry: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
     "assay_benchmark_registry", default=None
 )
-_judge_settings: contextvars.ContextVar[Mapping[str, Mapping[str, Any]] | None] = (
-    contextvars.ContextVar("assay_benchmark_judges", default=None)
-)
-
-
-def judge_settings() -> Mapping[str, Mapping[str, Any]]:
-    """The options of the model-judged scorers (`assay bench`'s judge flags, or the
-    benchmark's `judge_options`) in the repetition running here: what a `ScorerEvaluator`
-    of a judge is built with, below its own options."""
-    return _judge_settings.get() or {}
-
-
 class Benchmark(ABC):
     """A benchmark: subclass it, implement the setup hooks and `run_agents`, and `run` it on
     tasks (see the module).
@@ -643,7 +637,7 @@ class _Lifecycle(UnitRunner[Unit, _Performed, _Done]):
         """The repetition, in its own thread: setup, the execution loop, traces, evaluation."""
         bench = self.benchmark
         _registry.set(registry)
-        _judge_settings.set(bench.judge_options)
+        JUDGE_SETTINGS.set(bench.judge_options)
         seeds = bench.seed_generator.for_task(task.id).for_repetition(repeat_idx)
         data = self.agent_data.get(task.id, {})
         done = Repetition()

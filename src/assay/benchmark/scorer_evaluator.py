@@ -17,7 +17,9 @@ Example:
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from assay.benchmark.evaluator import Evaluator
@@ -25,9 +27,33 @@ from assay.live.executors import on_remote_worker
 from assay.records import Case, Step, ToolCall, Trajectory
 from assay.results import Score, ScoreStatus
 
-__all__ = ["DEFERRED", "Deferred", "ScorerEvaluator", "metrics_of"]
+__all__ = [
+    "DEFERRED",
+    "JUDGE_SETTINGS",
+    "Deferred",
+    "ScorerEvaluator",
+    "judge_settings",
+    "metrics_of",
+]
 
 _CASE_FIELDS = {f.name for f in dataclasses.fields(Case)} - {"id", "question"}
+
+JUDGE_SETTINGS: contextvars.ContextVar[Mapping[str, Mapping[str, Any]] | None] = (
+    contextvars.ContextVar("assay_benchmark_judges", default=None)
+)
+"""The benchmark's `judge_options` in the repetition running here (the lifecycle sets it)."""
+
+
+def judge_settings() -> Mapping[str, Mapping[str, Any]]:
+    """The options of the model-judged scorers (`assay bench`'s judge flags, or the
+    benchmark's `judge_options`) in the repetition running here: what a `ScorerEvaluator`
+    of a judge is built with, below its own options.
+
+    Example:
+        >>> judge_settings()
+        {}
+    """
+    return JUDGE_SETTINGS.get() or {}
 
 
 class ScorerEvaluator(Evaluator):
@@ -37,7 +63,6 @@ class ScorerEvaluator(Evaluator):
         self, task: Any, environment: Any, user: Any = None, *, scorer: str, **options: Any
     ) -> None:
         super().__init__(task, environment, user)
-        from assay.benchmark.benchmark import judge_settings
         from assay.scorers.registry import create_scorer, scorer_info
 
         self.scorer_name = scorer
