@@ -485,7 +485,10 @@ def test_empty_and_truncated_files_are_problems(tmp_path: Path, data: bytes, rea
     for fmt in ("swe-agent", None):
         (problem,) = list(read_file(path, fmt))
         assert isinstance(problem, ReadProblem)
-        assert problem.reason.startswith(reason), problem.reason
+        # The file's name says its format, and so does the reason.
+        assert problem.reason.startswith(f"a SWE-agent trajectory (.traj): {reason}"), (
+            problem.reason
+        )
         assert problem.source == str(path)
 
 

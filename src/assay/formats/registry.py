@@ -414,7 +414,7 @@ def _load(path: str | Path) -> tuple[Any, ReadProblem | None]:
 def _read_document(path: str, fmt: str | None) -> Iterator[Trajectory | ReadProblem]:
     value, problem = _load(path)
     if problem is not None:
-        yield problem
+        yield _named_by_suffix(problem)
         return
     source = path_text(path)  # what the runs are said to come from (their file name as text)
     if fmt is not None:
@@ -425,6 +425,28 @@ def _read_document(path: str, fmt: str | None) -> Iterator[Trajectory | ReadProb
         yield ReadProblem(source, _unknown("a run file any reader knows", value))
         return
     yield from _found(reader, reader.read(value, source), source)
+
+
+_FORMAT_SUFFIXES = (
+    (".traj", "a SWE-agent trajectory (.traj)"),
+    (".evalset.json", "a Google ADK eval set"),
+)
+"""File names that say their format: a file of one that cannot be parsed says which it is."""
+
+
+def _named_by_suffix(problem: ReadProblem) -> ReadProblem:
+    """`problem` (an empty or unparsable file) naming the format its file's name says, if
+    it says one.
+
+    Example:
+        >>> _named_by_suffix(ReadProblem("a/b.traj", "empty file")).reason
+        'a SWE-agent trajectory (.traj): empty file'
+    """
+    lowered = problem.source.lower()
+    for suffix, what in _FORMAT_SUFFIXES:
+        if lowered.endswith(suffix) and not problem.reason.startswith(what):
+            return ReadProblem(problem.source, f"{what}: {problem.reason}")
+    return problem
 
 
 def _read_lines_together(
