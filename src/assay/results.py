@@ -233,6 +233,9 @@ class CaseResult:
     read without its ground truth: in the per-run report only, not in `results.jsonl`."""
     notes: list[str] = field(default_factory=list)
     """What the reader could not read of the run's source (`Trajectory.notes`)."""
+    source_passed: bool | None = None
+    """Whether the run's source (the tool whose file it came from) passed it, read from its
+    `source_verdicts` (`assay.source_verdicts`); None when it says neither."""
     repeat: int | None = None
     """1-based index of this repetition of a live run (`assay run --repeat K`); None for a run
     that was not run live (`assay evaluate`), and then absent from the reports."""
@@ -430,6 +433,10 @@ class RunSummary:
     live: dict[str, Any] = field(default_factory=dict)
     """A live evaluation's figures (`assay run`): runs, passed, pass rate over every run,
     overall score, failed runs by kind, per-criterion figures and weights; empty offline."""
+    source_agreement: dict[str, Any] | None = None
+    """How often assay's verdicts agree with those of the runs' source (Inspect AI's scores,
+    a tau-bench reward, ADK's eval status, ...), per scorer: `{"compared", "agree", "rate"}`;
+    None when no run carried a source verdict, and then absent from `_aggregate.json`."""
     repeats: dict[str, Any] | None = None
     """pass@k, pass^k, mean score with its interval and the flaky cases of the runs that were
     repetitions of a live run (see `assay.reports.repeats.summarize_repeats`); None when no
@@ -467,4 +474,6 @@ class RunSummary:
             "worst_failures": self.worst_failures,
             **({"live": self.live} if self.live else {}),
             **({} if self.repeats is None else {"repeats": self.repeats}),
+            **({} if self.source_agreement is None
+               else {"source_agreement": self.source_agreement}),
         }

@@ -47,6 +47,7 @@ from assay.results import (
     Score,
     combine_scores,
 )
+from assay.source_verdicts import source_passed
 
 if TYPE_CHECKING:
     from assay.schema.evalconfig import EvalConfig
@@ -333,6 +334,7 @@ class Scoring:
             scores=parts or [],
             expected_answer=case.expected_answer,
             notes=list(run.notes),
+            source_passed=source_passed(run.source_verdicts),
             repeat=run.repeat,
         )
 

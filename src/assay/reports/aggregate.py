@@ -104,6 +104,8 @@ class ResultFigures(NamedTuple):
     """Which repetition of a live run this is (`CaseResult.repeat`); None offline."""
     notes: int = 0
     """How many notes its reader left (`CaseResult.notes`)."""
+    source_passed: bool | None = None
+    """Whether its source passed it (`CaseResult.source_passed`)."""
 
     @classmethod
     def of(cls, result: CaseResult) -> ResultFigures:
@@ -128,6 +130,7 @@ class ResultFigures(NamedTuple):
             ops.escalated,
             result.repeat,
             len(result.notes),
+            result.source_passed,
         )
 
 
@@ -220,6 +223,8 @@ class SummaryBuilder:
         self._scenarios_loaded = 0
         self._no_answer = 0
         self._with_notes = 0
+        self._agreement: dict[str, list[int]] = {}
+        """Per scorer: runs compared with their source's verdict, and agreeing."""
         self._partially_scored = 0
         self._worst: list[tuple[float, int, dict[str, Any]]] = []
         self._failures_seen = 0
@@ -239,6 +244,12 @@ class SummaryBuilder:
         status = score.status
         self._status[status] += 1  # a StrEnum member counts under its text
         self._with_notes += result.notes > 0
+        if result.source_passed is not None:
+            for part in result.parts:
+                if part.status is ScoreStatus.SCORED:
+                    counts = self._agreement.setdefault(part.scorer, [0, 0])
+                    counts[0] += 1
+                    counts[1] += bool(part.passed) == result.source_passed
         combination = (result.scenario_type, result.runner, result.model)
         groups = self._groups_of.get(combination)
         if groups is None:
@@ -436,6 +447,10 @@ class SummaryBuilder:
             scenario_problems=scenario_problems or [],
             interrupted=interrupted,
             repeats=self._repeats_section(),
+            source_agreement={
+                scorer: {"compared": n, "agree": k, "rate": k / n if n else None}
+                for scorer, (n, k) in sorted(self._agreement.items())
+            } or None,
         )
 
     def _repeats_section(self) -> dict[str, Any] | None:

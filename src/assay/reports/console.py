@@ -326,6 +326,15 @@ def _print_details(
             markup=False,
         )
 
+    if summary.source_agreement:
+        console.print("[bold]agreement with the runs' source[/bold]")
+        for scorer, figures in summary.source_agreement.items():
+            console.print(
+                f"  {shown(scorer)}: {figures['agree']} of {figures['compared']} runs "
+                f"({figures['rate']:.0%}) judged as their source judged them",
+                markup=False,
+            )
+
     if summary.repeats:
         lines = repeats_summary(
             summary.repeats,

@@ -155,6 +155,7 @@ def _summary(aggregate: dict[str, Any]) -> RunSummary:
         scorers=aggregate.get("scorers", []),
         live=aggregate.get("live") or {},
         repeats=aggregate.get("repeats"),
+        source_agreement=aggregate.get("source_agreement"),
     )
 
 

@@ -198,6 +198,7 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         scores=[_score(part) for part in record.scores],
         repeat=record.repeat,
         notes=list(record.notes or ()),
+        source_passed=record.source_passed,
         benchmark=record.benchmark,
     )
 

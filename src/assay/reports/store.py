@@ -348,6 +348,7 @@ def record_of(result: CaseResult) -> RunReport:
         scores=[_score_record(part) for part in result.scores],
         expected_answer=result.expected_answer,
         repeat=result.repeat,
+        source_passed=result.source_passed,
         notes=result.notes or None,
         benchmark=result.benchmark,
     )

@@ -142,6 +142,14 @@ class RunReport(_Sparse, kw_only=True):
             "for a run that was not run live."
         ),
     ] = None
+    source_passed: Annotated[
+        bool | None,
+        doc(
+            "Whether the run's source (the tool whose file it came from) passed it, read from "
+            "its own verdicts (Inspect AI's scores, a tau-bench reward, ...); absent when it "
+            "says neither."
+        ),
+    ] = None
     notes: Annotated[
         list[str] | None,
         doc(
@@ -185,6 +193,14 @@ class Group(_Record, kw_only=True):
         doc("Of `unscored`: runs some scorers scored while another gave no verdict."),
     ] = 0
     errors: Count
+
+
+class SourceAgreement(_Record, kw_only=True):
+    """One scorer's agreement with the runs' source verdicts."""
+
+    compared: Annotated[Count, doc("Runs the scorer scored and the source judged.")]
+    agree: Annotated[Count, doc("Of those, the runs where both passed or both failed.")]
+    rate: Annotated[float | None, doc("`agree / compared`; null when nothing was compared.")]
 
 
 class Totals(_Record, kw_only=True):
@@ -540,6 +556,14 @@ class Aggregate(_Sparse, kw_only=True):
     scenario_problems: list[ScenarioProblem]
     worst_failures: list[WorstFailure]
     live: Annotated[LiveFigures | None, doc("Present for live evaluations only.")] = None
+    source_agreement: Annotated[
+        dict[str, SourceAgreement] | None,
+        doc(
+            "Per scorer, how often its verdicts agree with those of the runs' source "
+            "(`source_passed`), over the runs both judged; absent when no run carried a "
+            "source verdict."
+        ),
+    ] = None
     repeats: Annotated[
         Repeats | None,
         doc(
