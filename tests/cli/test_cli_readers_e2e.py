@@ -102,7 +102,8 @@ def test_from_forces_one_reader_and_an_unknown_name_is_a_usage_error(tmp_path: P
                  "--reports-dir", reports, "--from", "yaml")  # fmt: skip
     assert proc.returncode == 2
     assert (
-        "--from: unknown format 'yaml' (expected one of assetopsbench, track1, adk, maseval, "
+        "--from: unknown format 'yaml' (expected one of assetopsbench, track1, adk, adk-results, "
+        "adk-session, maseval, "
         "inspect, taubench, tau2, swe-agent, langsmith, langgraph-updates, otel, openai, "
         "langchain)" in proc.stderr
     )

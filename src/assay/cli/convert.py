@@ -22,6 +22,8 @@ told from each file's content (and .evalset.json / .test.json names) unless --fr
   assetopsbench  saved AssetOpsBench runs, assay's own run shape (run_id, answer, trajectory)
   track1         AssetOpsBench track-1 trajectory files (Q_<n>_trajectory.json)
   adk            Google ADK eval sets (.evalset.json, .test.json)
+  adk-results    Google ADK eval results (.evalset_result.json; ADK's verdicts kept)
+  adk-session    Google ADK Session JSON (events: calls, responses, authors)
   maseval        MASEval benchmark reports (task_id, traces)
   inspect        Inspect AI eval logs, .json and .eval (a run per sample and epoch)
   taubench       tau-bench results (a run per task and trial, the reward kept)

@@ -87,6 +87,7 @@ BUILTIN_MODULES = (
     "assay.formats.assetopsbench",
     "assay.formats.track1",
     "assay.formats.adk",
+    "assay.formats.adk_results",
     "assay.formats.maseval",
     "assay.formats.inspect_log",
     "assay.formats.taubench",
@@ -98,9 +99,13 @@ BUILTIN_MODULES = (
 )
 """The modules of the built-in readers, in the order their readers are asked."""
 
-ARCHIVES = {".eval": ("assay.formats.inspect_log", "load_eval_archive")}
-"""Run files that are archives, not JSON, by suffix: the module and function that turn one
-into the JSON value its reader reads (an Inspect AI `.eval` log: a zip of JSON members)."""
+UNPACKERS = {
+    ".eval": ("assay.formats.inspect_log", "load_eval_archive"),
+    ".evalset_result.json": ("assay.formats.adk_results", "load_evalset_result"),
+}
+"""Run files that are not read as plain JSON, by suffix: the module and function that turn
+one into the JSON value its reader reads (an Inspect AI `.eval` log, a zip of JSON members;
+a Google ADK eval result, JSON written inside a JSON string)."""
 
 class Reader(NamedTuple):
     """One registered format (a named tuple: cheaper to define at start-up than a dataclass)."""
@@ -402,9 +407,9 @@ def _read_line(piece: LinePiece) -> Iterator[Trajectory | ReadProblem]:
 
 
 def _load(path: str | Path) -> tuple[Any, ReadProblem | None]:
-    """The JSON value of a run file: parsed, or unpacked from an archive (`ARCHIVES`)."""
+    """The JSON value of a run file: parsed, or unpacked (`UNPACKERS`)."""
     lowered = os.fspath(path).lower()
-    for suffix, (module, function) in ARCHIVES.items():
+    for suffix, (module, function) in UNPACKERS.items():
         if lowered.endswith(suffix):
             loaded: tuple[Any, ReadProblem | None] = getattr(import_module(module), function)(path)
             return loaded
@@ -430,6 +435,7 @@ def _read_document(path: str, fmt: str | None) -> Iterator[Trajectory | ReadProb
 _FORMAT_SUFFIXES = (
     (".traj", "a SWE-agent trajectory (.traj)"),
     (".evalset.json", "a Google ADK eval set"),
+    (".evalset_result.json", "an ADK eval set result"),
 )
 """File names that say their format: a file of one that cannot be parsed says which it is."""
 
