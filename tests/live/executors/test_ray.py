@@ -52,6 +52,27 @@ def _figures(directory: Path) -> dict[str, Any]:
     return figures
 
 
+def _slow_project(folder: Path, prefix: str, count: int, delay: float) -> None:
+    """An agent answering `yes` after `delay` seconds, and `count` cases expecting it."""
+    (folder / "agent.py").write_text(
+        f"import asyncio\n\nasync def agent(messages):\n    await asyncio.sleep({delay})\n"
+        "    return 'yes'\n"
+    )
+    with (folder / "cases.jsonl").open("w") as out:
+        for i in range(count):
+            out.write(orjson.dumps({"eval_id": f"{prefix}{i}", "user_query": "q",
+                                    "expected_response": "yes"}).decode() + "\n")
+
+
+def _wait_for_lines(driver: subprocess.Popen[Any], results: Path, count: int) -> None:
+    """Until `results` holds `count` lines (the driver still running)."""
+    deadline = time.monotonic() + 120
+    while not (results.exists() and results.read_bytes().count(b"\n") >= count):
+        assert driver.poll() is None, driver.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def _cases(count: int) -> list[EvalCase]:
     cities = ["fr", "de", "it"]
     return [
@@ -196,24 +217,12 @@ def test_a_module_in_the_drivers_folder_loads_on_workers_of_this_machine(
 def test_the_cli_on_a_cluster_started_apart_and_a_driver_killed_then_resumed(
     ray_cluster: Cluster, tmp_path: Path
 ) -> None:
-    (tmp_path / "agent.py").write_text(
-        "import asyncio\n\nasync def agent(messages):\n    await asyncio.sleep(0.4)\n"
-        "    return 'yes'\n"
-    )
-    with (tmp_path / "cases.jsonl").open("w") as out:
-        for i in range(24):
-            out.write(orjson.dumps({"eval_id": f"k{i}", "user_query": "q",
-                                    "expected_response": "yes"}).decode() + "\n")
+    _slow_project(tmp_path, "k", 24, 0.4)
     args = ["run", "agent.py:agent", "cases.jsonl", "--executor", "ray", "--ray-address",
             ray_cluster.address, "--ray-workers", "2", "--concurrency", "2",
             "--reports-dir", "out"]
     driver = popen(*args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    results = tmp_path / "out" / "results.jsonl"
-    deadline = time.monotonic() + 120
-    while not (results.exists() and len(results.read_bytes().splitlines()) >= 4):
-        assert driver.poll() is None, driver.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    _wait_for_lines(driver, tmp_path / "out" / "results.jsonl", 4)
     driver.send_signal(signal.SIGKILL)
     driver.wait()
     before = len(_lines(tmp_path / "out"))
@@ -233,24 +242,12 @@ def test_the_cli_on_a_cluster_started_apart_and_a_driver_killed_then_resumed(
 def test_sigterm_on_the_driver_cancels_the_remote_units_and_writes_the_aggregate(
     ray_cluster: Cluster, tmp_path: Path
 ) -> None:
-    (tmp_path / "agent.py").write_text(
-        "import asyncio\n\nasync def agent(messages):\n    await asyncio.sleep(0.5)\n"
-        "    return 'yes'\n"
-    )
-    with (tmp_path / "cases.jsonl").open("w") as out:
-        for i in range(40):
-            out.write(orjson.dumps({"eval_id": f"t{i}", "user_query": "q",
-                                    "expected_response": "yes"}).decode() + "\n")
+    _slow_project(tmp_path, "t", 40, 0.5)
     driver = popen("run", "agent.py:agent", "cases.jsonl", "--executor", "ray",
                    "--ray-address", ray_cluster.address, "--ray-workers", "1",
                    "--concurrency", "2", "--reports-dir", "out", cwd=tmp_path,
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    results = tmp_path / "out" / "results.jsonl"
-    deadline = time.monotonic() + 120
-    while not (results.exists() and results.read_bytes().count(b"\n") >= 2):
-        assert driver.poll() is None, driver.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    _wait_for_lines(driver, tmp_path / "out" / "results.jsonl", 2)
     driver.send_signal(signal.SIGTERM)
     _, err = driver.communicate(timeout=60)
     assert driver.returncode == 4, err
