@@ -529,7 +529,7 @@ json_values = st.recursive(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(json_values)
 def test_property_arbitrary_json_never_raises(data: Any) -> None:
     before = copy.deepcopy(data)

@@ -1,14 +1,28 @@
-"""OpenTelemetry GenAI traces: OTLP JSON spans in, one `Trajectory` per trace out.
+"""OpenTelemetry LLM traces: OTLP JSON spans in, one `Trajectory` per trace out.
 
-Spans follow the GenAI semantic conventions (`gen_ai.*` attributes), as an OTLP exporter
-writes them: `{"resourceSpans": [{"resource": {"attributes": [...]}, "scopeSpans": [{"spans":
-[{"traceId", "spanId", "parentSpanId", "name", "startTimeUnixNano", "endTimeUnixNano",
-"attributes": [{"key", "value": {"stringValue" | "intValue" | ...}}]}]}]}]}`. Also read: a
-list of such exports (a file exporter's lines), a flat list of spans, snake_case field names,
-and the Python SDK's console form (`context.trace_id`, `parent_id`, ISO `start_time`, and
-`attributes` as a plain object).
+Three semantic conventions are read, a span at a time, in this order: the OpenTelemetry GenAI
+conventions (`gen_ai.operation.name`, below), OpenInference (Arize Phoenix's instrumentors:
+`openinference.span.kind`, `llm.*`, `input.value` / `output.value`, `tool.*`; see
+`assay.formats._otel_openinference`) and OpenLLMetry (Traceloop's: `llm.request.type`,
+`gen_ai.prompt.N.*` / `gen_ai.completion.N.*`, `traceloop.span.kind`, `traceloop.entity.*`;
+see `assay.formats._otel_openllmetry`). Whatever the convention, a span is a model call, a
+tool call, an agent (whose name is the `Step.node` of the model calls under it) or structure
+(a chain or workflow at the root, whose input and output stand for the question and answer
+when nothing nearer records them), and the steps are built from them as below. A span of a
+kind its convention names but assay does not read (OpenInference's `RETRIEVER`, `EMBEDDING`,
+`RERANKER`, `GUARDRAIL`, ...; OpenLLMetry's `embedding`, `rerank`, `unknown`) is counted in
+the run's notes, one line per kind (`not read: 2 spans of kind RETRIEVER`). A GenAI model
+call without `gen_ai.input.messages` / `output.messages` but with OpenLLMetry's indexed
+prompt and completion attributes is read from those.
 
-How spans become a run, per `gen_ai.operation.name`:
+The spans are as an OTLP exporter writes them: `{"resourceSpans": [{"resource":
+{"attributes": [...]}, "scopeSpans": [{"spans": [{"traceId", "spanId", "parentSpanId",
+"name", "startTimeUnixNano", "endTimeUnixNano", "attributes": [{"key", "value":
+{"stringValue" | "intValue" | ...}}]}]}]}]}`. Also read: a list of such exports (a file
+exporter's lines), a flat list of spans, snake_case field names, and the Python SDK's console
+form (`context.trace_id`, `parent_id`, ISO `start_time`, and `attributes` as a plain object).
+
+How GenAI spans become a run, per `gen_ai.operation.name`:
 
 - `chat`, `text_completion`, `generate_content` (a model call): one `Step` each, in start
   order. Model from `gen_ai.response.model` (else `gen_ai.request.model`), tokens from
@@ -68,7 +82,10 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
+from assay.formats import _otel_openinference as _openinference
+from assay.formats import _otel_openllmetry as _openllmetry
 from assay.formats._common import ReadProblem, count, first_item, id_text, named, tool_args
+from assay.formats._otel_convention import Reading, Role
 from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
 
@@ -90,7 +107,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProblem]:
-    """One run per trace in an OTLP JSON export of GenAI spans.
+    """One run per trace in an OTLP JSON export of GenAI, OpenInference or OpenLLMetry spans.
 
     Spans are grouped by trace id (traces in order of their first span) and ordered by start
     time within a trace; see the module notes for how spans become steps and calls. `run_id`
@@ -107,7 +124,8 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
         source: Where it was read from; a trace's runs and problems are `source#TRACE_ID`.
 
     Returns:
-        A `Trajectory` per trace with GenAI spans, a `ReadProblem` per trace without.
+        A `Trajectory` per trace with a model call or tool span, a `ReadProblem` per trace
+        without.
 
     Example:
         >>> trajectories_from_otlp({"resourceSpans": []}, "empty.json")[0].reason
@@ -143,6 +161,8 @@ class _Span:
     resource: dict[str, Any]
     order: int
     rank: int = 0
+    role: Role | None = None
+    reading: Reading | None = None
 
     @property
     def operation(self) -> str | None:
@@ -312,34 +332,51 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     spans.sort(key=_position)
     for rank, span in enumerate(spans):
         span.rank = rank
+        span.role, span.reading = _convention(span)
     by_id = {span.span_id: span for span in spans if span.span_id is not None}
 
-    model_spans = [s for s in spans if s.operation in _MODEL_OPERATIONS]
-    tool_spans = [s for s in spans if s.operation == _TOOL_OPERATION]
-    agent_spans = [s for s in spans if s.operation == _AGENT_OPERATION]
+    model_spans = [s for s in spans if s.role == "model"]
+    tool_spans = [s for s in spans if s.role == "tool"]
+    agent_spans = [s for s in spans if s.role == "agent"]
+    kinds = [s.reading.kind for s in spans if s.reading is not None]
     if not model_spans and not tool_spans:
         found = sorted({s.operation for s in spans if s.operation is not None})
-        shown = f" (operations: {', '.join(found)})" if found else ""
-        return ReadProblem(trace_source, f"no GenAI model call or execute_tool span{shown}")
+        shown = [f"operations: {', '.join(found)}"] if found else []
+        if kinds:
+            shown.append(f"span kinds: {', '.join(sorted(set(kinds)))}")
+            return ReadProblem(
+                trace_source,
+                f"no model call or tool span (GenAI, OpenInference or OpenLLMetry) "
+                f"({'; '.join(shown)})",
+            )
+        detail = f" ({shown[0]})" if shown else ""
+        return ReadProblem(trace_source, f"no GenAI model call or execute_tool span{detail}")
 
     # (position, step, agent scope, requested calls) per model call, in order.
     entries: list[tuple[int, Step, str | None, list[ToolCall]]] = []
     step_of: dict[str, int] = {}
     for span in model_spans:
-        agent = _nearest(span, by_id, _AGENT_OPERATION)
-        own_agent = span.text("gen_ai.agent.name")
-        outputs = _messages(span.attributes.get("gen_ai.output.messages"))
-        adk_reply = _adk_parts(span, _ADK_RESPONSE)
+        agent = _nearest(span, by_id, "agent")
+        reading = span.reading
+        if reading is not None:
+            text, requested, usage = reading.text, reading.calls, reading.usage
+            own_agent = span.text("gen_ai.agent.name") or reading.agent
+        else:
+            outputs = _messages(span.attributes.get("gen_ai.output.messages"))
+            adk_reply = _adk_parts(span, _ADK_RESPONSE)
+            text = _output_text(outputs) if outputs else _adk_text(adk_reply)
+            requested = _requested_calls(outputs) if outputs else _adk_calls(adk_reply)
+            usage = _usage(span.attributes)
+            own_agent = span.text("gen_ai.agent.name")
         step = Step(
             index=0,
-            text=_output_text(outputs) if outputs else _adk_text(adk_reply),
-            usage=_usage(span.attributes),
+            text=text,
+            usage=usage,
             duration_ms=_duration(span),
-            node=own_agent if own_agent else (agent.text("gen_ai.agent.name") if agent else None),
+            node=own_agent if own_agent else (_agent_name(agent) if agent else None),
         )
         if span.span_id is not None:
             step_of[span.span_id] = len(entries)
-        requested = _requested_calls(outputs) if outputs else _adk_calls(adk_reply)
         entries.append((span.rank, step, _scope(agent), requested))
 
     tool_entries: list[tuple[int, Step, str | None, list[ToolCall]]] = []
@@ -348,10 +385,8 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
         call = _tool_call(span)
         owner = _owning_step(span, by_id, step_of, entries)
         if owner is None:
-            agent = _nearest(span, by_id, _AGENT_OPERATION)
-            node = span.text("gen_ai.agent.name") or (
-                agent.text("gen_ai.agent.name") if agent else None
-            )
+            agent = _nearest(span, by_id, "agent")
+            node = span.text("gen_ai.agent.name") or (_agent_name(agent) if agent else None)
             step = Step(index=0, tool_calls=[call], duration_ms=_duration(span), node=node)
             tool_entries.append((span.rank, step, None, []))
             continue
@@ -366,7 +401,8 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
         if position not in with_tool_spans:
             step.tool_calls = requested
     # Without tool spans, a call's result travels in a later request: a `tool_call_response`
-    # part of `gen_ai.input.messages`, or a `function_response` part of ADK's request.
+    # part of `gen_ai.input.messages`, a tool message of another convention, or a
+    # `function_response` part of ADK's request.
     responses = _tool_responses(model_spans)
     for _, step, _, _ in entries:
         for call in step.tool_calls:
@@ -377,7 +413,10 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     for index, step in enumerate(steps):
         step.index = index
 
-    outermost = [a for a in agent_spans if _nearest(a, by_id, _AGENT_OPERATION) is None]
+    outermost = [a for a in agent_spans if _nearest(a, by_id, "agent") is None]
+    # Chains, workflows and tasks at the root of the trace: their input and output stand for
+    # the question and answer when nothing nearer records them.
+    roots = [s for s in spans if s.role == "chain" and not _ancestors(s, by_id)]
     usage = Usage()
     for step in steps:
         usage = usage + step.usage
@@ -387,14 +426,20 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
 
     answer = next((s.text for s in reversed(steps) if s.text and s.text.strip()), None)
     if answer is None:
-        for agent in sorted(outermost, key=lambda s: (s.end or 0, s.rank), reverse=True):
-            answer = _output_text(_messages(agent.attributes.get("gen_ai.output.messages")))
+        # Agents before root chains; the latest to end first.
+        latest = sorted([*outermost, *roots], key=lambda s: (s.role == "agent", s.end or 0, s.rank))
+        for outer in reversed(latest):
+            answer = _output_text(_messages(outer.attributes.get("gen_ai.output.messages")))
+            if answer is None and outer.reading is not None:
+                answer = outer.reading.text
             if answer is not None:
                 break
 
     question = None
-    for span in [*model_spans, *agent_spans]:
+    for span in [*model_spans, *agent_spans, *roots]:
         question = _first_user_text(_messages(span.attributes.get("gen_ai.input.messages")))
+        if question is None and span.reading is not None:
+            question = span.reading.question
         if question is None:
             question = _adk_question(span)
         if question is not None:
@@ -403,6 +448,8 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     model = None
     for span in [*model_spans, *agent_spans]:
         model = span.text("gen_ai.response.model") or span.text("gen_ai.request.model")
+        if model is None and span.reading is not None:
+            model = span.reading.model
         if model is not None:
             break
 
@@ -422,7 +469,49 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
         usage=usage,
         duration_ms=duration,
         source=trace_source,
+        notes=_unread_notes(spans),
     )
+
+
+def _convention(span: _Span) -> tuple[Role | None, Reading | None]:
+    """What the span is, asking the conventions in turn: GenAI (`gen_ai.operation.name`),
+    then OpenInference, then OpenLLMetry. A GenAI model call that records its messages in
+    OpenLLMetry's indexed attributes rather than GenAI's is read as OpenLLMetry's."""
+    operation = span.operation
+    attributes = span.attributes
+    if operation in _MODEL_OPERATIONS:
+        if (
+            "gen_ai.output.messages" not in attributes
+            and "gen_ai.input.messages" not in attributes
+            and _ADK_RESPONSE not in attributes
+            and _openllmetry.has_messages(attributes)
+        ):
+            return "model", _openllmetry.model_call(attributes, operation or "chat")
+        return "model", None
+    if operation == _TOOL_OPERATION:
+        return "tool", None
+    if operation == _AGENT_OPERATION:
+        return "agent", None
+    reading = _openinference.read(attributes, span.name) or _openllmetry.read(attributes, span.name)
+    return (None, None) if reading is None else (reading.role, reading)
+
+
+def _unread_notes(spans: list[_Span]) -> list[str]:
+    """One note per kind of span a convention names but assay does not read."""
+    unread: dict[str, int] = {}
+    for span in spans:
+        if span.reading is not None and span.role is None:
+            unread[span.reading.kind] = unread.get(span.reading.kind, 0) + 1
+    return [
+        f"not read: {n} span{'' if n == 1 else 's'} of kind {kind}" for kind, n in unread.items()
+    ]
+
+
+def _agent_name(span: _Span) -> str | None:
+    name = span.text("gen_ai.agent.name")
+    if name is None and span.reading is not None:
+        name = span.reading.agent
+    return name
 
 
 def _position(span: _Span) -> tuple[bool, int, int]:
@@ -444,8 +533,8 @@ def _ancestors(span: _Span, by_id: dict[str, _Span]) -> list[_Span]:
     return chain
 
 
-def _nearest(span: _Span, by_id: dict[str, _Span], operation: str) -> _Span | None:
-    return next((a for a in _ancestors(span, by_id) if a.operation == operation), None)
+def _nearest(span: _Span, by_id: dict[str, _Span], role: Role) -> _Span | None:
+    return next((a for a in _ancestors(span, by_id) if a.role == role), None)
 
 
 def _scope(agent: _Span | None) -> str | None:
@@ -461,7 +550,7 @@ def _owning_step(
     for ancestor in _ancestors(span, by_id):
         if ancestor.span_id is not None and ancestor.span_id in step_of:
             return step_of[ancestor.span_id]
-    scope = _scope(_nearest(span, by_id, _AGENT_OPERATION))
+    scope = _scope(_nearest(span, by_id, "agent"))
     before = [i for i, (rank, _, _, _) in enumerate(entries) if rank < span.rank]
     same_agent = [i for i in before if entries[i][2] == scope]
     if same_agent:
@@ -470,6 +559,8 @@ def _owning_step(
 
 
 def _tool_call(span: _Span) -> ToolCall:
+    if span.reading is not None and span.reading.tool is not None:
+        return span.reading.tool
     name = span.text("gen_ai.tool.name")
     if name is None and span.name.startswith("execute_tool "):
         name = span.name[len("execute_tool ") :].strip()
@@ -559,6 +650,9 @@ def _tool_responses(model_spans: list[_Span]) -> dict[str, Any]:
     """Tool results by call id, as later requests carry them."""
     found: dict[str, Any] = {}
     for span in model_spans:
+        if span.reading is not None:
+            for answered_id, result in span.reading.responses.items():
+                found.setdefault(answered_id, result)
         for message in _messages(span.attributes.get("gen_ai.input.messages")):
             for part in _parts(message):
                 if isinstance(part, dict) and part.get("type") == "tool_call_response":
@@ -688,5 +782,5 @@ register_reader(
     _sniff,
     _read,
     lines="together",
-    description="OpenTelemetry GenAI spans exported as OTLP JSON",
+    description="OpenTelemetry spans (GenAI, OpenInference, OpenLLMetry) as OTLP JSON",
 )
