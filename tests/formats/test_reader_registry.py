@@ -443,3 +443,19 @@ def test_an_swe_agent_traj_file_is_read_by_its_reader(tmp_path: Path) -> None:
     assert isinstance(run, Trajectory) and run.scenario_id == "django__django-11099"
     assert run.tool_names() == ["ls"]
 
+
+
+@pytest.mark.parametrize(
+    ("value", "resembles"),
+    [
+        ({"trajectory": [], "info": {}}, "swe-agent (trajectory, info)"),
+        ({"eval": {}, "status": "finished", "version": 2}, "inspect (eval, status, version)"),
+        ([{"task_id": 1, "traj": [], "info": {}}], "taubench (task_id, traj, info)"),
+    ],
+)
+def test_a_file_no_reader_claims_names_the_formats_it_resembles(
+    tmp_path: Path, value: Any, resembles: str
+) -> None:
+    (problem,) = read(write(tmp_path / "input.json", value))
+    assert isinstance(problem, ReadProblem)
+    assert f"; it resembles {resembles} (name the format with --from: " in problem.reason

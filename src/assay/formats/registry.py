@@ -504,10 +504,42 @@ def _holds_objects(value: Any) -> bool:
     return isinstance(value, dict) or first_item(value) is not None
 
 
+_TELLING_KEYS: dict[str, frozenset[str]] = {
+    "assetopsbench": frozenset({"run_id", "scenario_id", "answer", "trajectory", "runner"}),
+    "adk": frozenset({"eval_set_id", "eval_cases", "conversation", "eval_id"}),
+    "adk-results": frozenset({"eval_set_result_id", "eval_case_results", "eval_set_id"}),
+    "adk-session": frozenset({"app_name", "user_id", "events", "last_update_time"}),
+    "maseval": frozenset({"task_id", "repeat_idx", "status", "traces"}),
+    "inspect": frozenset({"version", "status", "eval", "samples", "plan", "results"}),
+    "taubench": frozenset({"task_id", "reward", "info", "traj", "trial"}),
+    "tau2": frozenset({"simulations", "tasks", "info", "timestamp"}),
+    "swe-agent": frozenset({"trajectory", "history", "info", "environment", "replay_config"}),
+    "langsmith": frozenset({"run_type", "trace_id", "inputs", "outputs", "parent_run_id"}),
+    "otel": frozenset({"resourceSpans", "scopeSpans", "spans", "traceId", "spanId"}),
+    "openai": frozenset({"messages", "role", "content", "tool_calls", "choices"}),
+}
+"""Keys that tell a format, for a file no reader claims: the formats it resembles."""
+
+
+def _resembles(keys: Any) -> list[str]:
+    """The formats whose telling keys an object shares two or more of, the closest first,
+    each with the keys shared (`swe-agent (trajectory, info)`)."""
+    found = []
+    for name, telling in _TELLING_KEYS.items():
+        shared = [key for key in keys if key in telling]
+        if len(shared) >= 2:
+            found.append((-len(shared), name, shared))
+    return [f"{name} ({', '.join(shared)})" for _, name, shared in sorted(found)[:3]]
+
+
 def _unknown(what: str, value: Any) -> str:
     text = f"not {what}: {describe(value)}"
     if not _holds_objects(value):
         return f"{text}, with no object in it"
+    item = value if isinstance(value, dict) else first_item(value)
+    close = _resembles(item.keys()) if isinstance(item, dict) else []
+    if close:
+        text += f"; it resembles {'; '.join(close)}"
     return f"{text} (name the format with --from: {', '.join(reader_names())})"
 
 
