@@ -55,6 +55,7 @@ from assay.formats._scenario_fields import EXPECTATION_FIELDS, RULES_FIELD, Wher
 from assay.formats._scenario_trajectory import SHORT_NAMES, Expectation, read_expectation
 from assay.formats._turns import TURNS_DIR, read_turns
 from assay.formats.adk import load_adk_cases
+from assay.formats.agentevals_sets import cases_from_agentevals, looks_like_agentevals
 from assay.formats.evalset import eval_case, is_eval_case
 from assay.formats.ids import scenario_key
 from assay.records import Case, CaseTurn, StepType
@@ -711,6 +712,9 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
             "(*.evalset.json, *.test.json), not scenarios; it is read with those eval sets "
             "(give them, or their folder)",
         )
+        return
+    if looks_like_agentevals(value):  # ADK-like, its cases named by `case_id`
+        yield from cases_from_agentevals(value, source)
         return
     if isinstance(value, dict) and "scenarios" in value:
         items = value["scenarios"]
