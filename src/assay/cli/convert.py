@@ -31,7 +31,8 @@ told from each file's content (and .evalset.json / .test.json names) unless --fr
   swe-agent      SWE-agent .traj and mini-swe-agent .traj.json trajectories
   langsmith      LangSmith runs: a run, a list, a run tree or JSON lines (a run per trace)
   langgraph-updates  LangGraph stream_mode="updates" chunks (one run, nodes as steps)
-  otel           OpenTelemetry spans (GenAI, OpenInference, OpenLLMetry) as OTLP JSON
+  otel           OpenTelemetry spans (GenAI, OpenInference, OpenLLMetry) as OTLP JSON;
+                 Jaeger, Tempo, MLflow and OpenAI Agents SDK trace exports
   openai         OpenAI chat-completions messages (role, content, tool_calls)
   langchain      LangChain / LangGraph messages (objects dumped as dicts, or dumpd form)
 

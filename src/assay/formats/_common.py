@@ -213,6 +213,14 @@ def load_json(path: str | Path) -> tuple[Any, ReadProblem | None]:
     if not data or data.isspace():
         return None, ReadProblem(source, "empty file")
     value, reason = parse_json(data)
+    if reason is not None and reason.startswith("invalid JSON"):
+        # JSON documents written one after another (as OpenTelemetry's console exporter
+        # writes spans into a file) are read as the list of them.
+        from assay.formats._otel_concatenated import split_concatenated
+
+        documents = split_concatenated(bytes(data))
+        if documents is not None:
+            return documents, None
     if reason is not None:
         return None, ReadProblem(source, reason)
     return value, None

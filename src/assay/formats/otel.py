@@ -21,6 +21,27 @@ The spans are as an OTLP exporter writes them: `{"resourceSpans": [{"resource":
 {"stringValue" | "intValue" | ...}}]}]}]}]}`. Also read: a list of such exports (a file
 exporter's lines), a flat list of spans, snake_case field names, and the Python SDK's console
 form (`context.trace_id`, `parent_id`, ISO `start_time`, and `attributes` as a plain object).
+Ids in base64 (Tempo, protobuf's JSON) are read as the hex they stand for.
+
+Other tools' trace exports are read through the same span model (see
+`assay.formats._otel_exports` and `assay.formats._otel_openai_agents` for what each keeps):
+
+- Grafana Tempo's trace by id, `{"batches": [{"resource", "scopeSpans" |
+  "instrumentationLibrarySpans": [{"spans"}]}]}` (OTLP spans under another name), and its v2
+  API's `{"trace": {"resourceSpans"}}`; Jaeger's v3 API's `{"result": {"resourceSpans"}}`.
+- Jaeger JSON (the UI's "Download JSON", `/api/traces`): `{"data": [{"traceID", "spans":
+  [{"spanID", "operationName", "references", "startTime", "duration", "tags", "processID"}],
+  "processes"}]}`; tags are attributes, the process the resource.
+- The OpenAI Agents SDK's export (`{"data": [trace, span, ...]}`, or the trace and span
+  objects as a list or lines): `generation` / `response` spans are model calls, `function`
+  spans tool calls, `agent` spans agents; other span types are noted in the run.
+- MLflow's `Trace.to_json()` (`{"info", "data": {"spans"}}`): `mlflow.spanType` `LLM` /
+  `CHAT_MODEL` a model call, `TOOL` a tool call, `AGENT` an agent, `CHAIN` structure; other
+  types are noted in the run.
+
+A problem in one of these names the export (`no spans found in the Jaeger JSON export`). The
+console exporter writing to a file concatenates pretty-printed documents: `split_concatenated`
+turns such bytes into the list of spans this reads.
 
 How GenAI spans become a run, per `gen_ai.operation.name`:
 
@@ -73,6 +94,8 @@ Example:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -82,14 +105,22 @@ from typing import Any
 import orjson
 
 from assay._jsonable import json_type
+from assay.formats import _otel_exports as _exports
+from assay.formats import _otel_openai_agents as _openai_agents
 from assay.formats import _otel_openinference as _openinference
 from assay.formats import _otel_openllmetry as _openllmetry
 from assay.formats._common import ReadProblem, count, first_item, id_text, named, tool_args
+from assay.formats._otel_concatenated import split_concatenated
 from assay.formats._otel_convention import Reading, Role
 from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
 
-__all__ = ["trajectories_from_otlp"]
+__all__ = ["split_concatenated", "trajectories_from_otlp"]
+
+_JAEGER = "Jaeger JSON export"
+_TEMPO = "Tempo export (batches)"
+_MLFLOW = "MLflow trace"
+_OPENAI_AGENTS = "OpenAI Agents SDK trace export"
 
 _OPERATION = "gen_ai.operation.name"
 _MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -119,8 +150,8 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
     `ReadProblem`; odd attribute values are read as far as they make sense.
 
     Args:
-        data: The parsed JSON: an export (`{"resourceSpans": [...]}`), a list of exports, or
-            a list of spans.
+        data: The parsed JSON: an export (`{"resourceSpans": [...]}`), a list of exports, a
+            list of spans, or another tool's export (see the module notes).
         source: Where it was read from; a trace's runs and problems are `source#TRACE_ID`.
 
     Returns:
@@ -132,9 +163,12 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
         'no spans found (expected OTLP JSON: resourceSpans, or a list of spans)'
     """
     spans: list[_Span] = []
-    _collect(data, {}, spans, 0)
+    seen: list[str] = []
+    _collect(data, {}, spans, 0, seen)
     if not spans:
-        if isinstance(data, dict | list):
+        if seen:
+            reason = f"no spans found in the {seen[0]}"
+        elif isinstance(data, dict | list):
             reason = "no spans found (expected OTLP JSON: resourceSpans, or a list of spans)"
         else:
             reason = f"not an OTLP export: got {json_type(data)}"
@@ -143,7 +177,15 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
     for span in spans:
         traces.setdefault(span.trace_id, []).append(span)
     ordered = sorted(traces.items(), key=lambda item: min(_position(s) for s in item[1]))
-    return [_trace(trace_id, members, source) for trace_id, members in ordered]
+    found = [_trace(trace_id, members, source) for trace_id, members in ordered]
+    if seen:  # a problem in another tool's export says which export it was
+        found = [
+            ReadProblem(item.source, f"{seen[0]}: {item.reason}")
+            if isinstance(item, ReadProblem)
+            else item
+            for item in found
+        ]
+    return found
 
 
 # --- spans ---------------------------------------------------------------------------------
@@ -174,16 +216,28 @@ class _Span:
         return value if isinstance(value, str) and value else None
 
 
-def _collect(data: Any, resource: dict[str, Any], out: list[_Span], depth: int) -> None:
+def _collect(
+    data: Any, resource: dict[str, Any], out: list[_Span], depth: int, seen: list[str]
+) -> None:
+    """Every span in `data`, whatever container holds it; `seen` gets the names of the
+    containers met (for the problem of a container with no span in it)."""
     if depth > 4:  # exports in lists in lists: deeper is not an export
         return
     if isinstance(data, list):
+        if _openai_agents.is_export(data):
+            seen.append(_OPENAI_AGENTS)
+            for flat in _openai_agents.spans(data):
+                _add_span(flat, {}, out)
+            return
         for item in data:
-            _collect(item, resource, out, depth + 1)
+            _collect(item, resource, out, depth + 1, seen)
         return
     if not isinstance(data, dict):
         return
     resource_spans = _get(data, "resourceSpans", "resource_spans")
+    if resource_spans is None and "batches" in data:  # Grafana Tempo's trace by id
+        resource_spans = data["batches"]
+        seen.append(_TEMPO)
     if isinstance(resource_spans, list):
         for group in resource_spans:
             if not isinstance(group, dict):
@@ -196,6 +250,32 @@ def _collect(data: Any, resource: dict[str, Any], out: list[_Span], depth: int) 
                 raw_spans = scope.get("spans") if isinstance(scope, dict) else None
                 for raw in raw_spans if isinstance(raw_spans, list) else ():
                     _add_span(raw, own, out)
+        return
+    for wrapper in ("trace", "result"):  # Tempo's v2 API; Jaeger's v3 API
+        inner = data.get(wrapper)
+        if isinstance(inner, dict) and any(key in inner for key in _EXPORT_FIELDS):
+            _collect(inner, resource, out, depth + 1, seen)
+            return
+    inner = data.get("data")
+    if not _exports.is_jaeger(inner) and _exports.is_jaeger([data]):
+        inner = [data]  # one trace of Jaeger's, as its UI fixtures hold them
+    if _exports.is_jaeger(inner):
+        seen.append(_JAEGER)
+        for flat in _exports.jaeger_spans(inner):
+            _add_span(flat, {}, out)
+        return
+    if _openai_agents.is_export(inner):
+        _collect(inner, resource, out, depth + 1, seen)
+        return
+    if _exports.is_mlflow(data):
+        seen.append(_MLFLOW)
+        for flat in _exports.mlflow_spans(data):
+            _add_span(flat, {}, out)
+        return
+    if _openai_agents.is_item(data):
+        seen.append(_OPENAI_AGENTS)
+        for flat in _openai_agents.spans([data]):
+            _add_span(flat, {}, out)
         return
     if isinstance(data.get("spans"), list):
         for raw in data["spans"]:
@@ -241,9 +321,17 @@ def _span_id(value: Any) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     text: str = value
-    # The console exporter writes ids as 0x-prefixed hex; OTLP as bare hex (left as written:
-    # some exporters use base64, where case matters).
-    return text[2:].lower() if text[:2] in ("0x", "0X") else text
+    # The console exporter writes ids as 0x-prefixed hex; OTLP as bare hex (left as written).
+    if text[:2] in ("0x", "0X"):
+        return text[2:].lower()
+    # Tempo (and protobuf's JSON) write the id's bytes in base64: a 16-byte trace id is 24
+    # characters ending `==`, an 8-byte span id 12 ending `=`, lengths hex ids never have.
+    if (len(text) == 24 and text.endswith("==")) or (len(text) == 12 and text[-1:] == "="):
+        try:
+            return base64.b64decode(text, validate=True).hex()
+        except binascii.Error:
+            return text
+    return text
 
 
 def _time(raw: dict[str, Any], camel: str, snake: str, iso: str) -> int | None:
@@ -255,6 +343,8 @@ def _time(raw: dict[str, Any], camel: str, snake: str, iso: str) -> int | None:
     if isinstance(value, float) and math.isfinite(value) and value >= 0:
         return int(value)
     text = raw.get(iso)
+    if isinstance(text, int) and not isinstance(text, bool) and text >= 0:
+        return text  # MLflow's older span form: nanoseconds under the console's name
     if isinstance(text, str) and len(text) <= 64:
         try:
             moment = datetime.fromisoformat(text)
@@ -493,6 +583,10 @@ def _convention(span: _Span) -> tuple[Role | None, Reading | None]:
     if operation == _AGENT_OPERATION:
         return "agent", None
     reading = _openinference.read(attributes, span.name) or _openllmetry.read(attributes, span.name)
+    if reading is None:
+        foreign = attributes.get(_exports.FOREIGN_KIND)
+        if isinstance(foreign, str) and foreign:
+            reading = Reading(None, foreign)
     return (None, None) if reading is None else (reading.role, reading)
 
 
@@ -758,7 +852,7 @@ _EXPORT_FIELDS = ("resourceSpans", "resource_spans")
 
 def _sniff(name: str, value: Any) -> bool:
     if isinstance(value, dict):
-        if any(key in value for key in _EXPORT_FIELDS):
+        if any(key in value for key in _EXPORT_FIELDS) or _other_container(value):
             return True
         # A chat log may carry a trace id; its messages are for the chat readers. So does a
         # LangSmith run (`run_type`), which is the LangSmith reader's.
@@ -769,7 +863,35 @@ def _sniff(name: str, value: Any) -> bool:
     return (
         isinstance(first, dict)
         and "run_type" not in first
-        and any(key in first for key in (*_SPAN_FIELDS, *_EXPORT_FIELDS))
+        and (
+            any(key in first for key in (*_SPAN_FIELDS, *_EXPORT_FIELDS))
+            or _other_container(first)
+            or _console_span(first)
+        )
+    )
+
+
+def _console_span(value: dict[str, Any]) -> bool:
+    """Whether an object is a span as the SDK's console exporter writes it (a list of them is
+    what `split_concatenated` makes of its file)."""
+    context = value.get("context")
+    return "name" in value and isinstance(context, dict) and "trace_id" in context
+
+
+def _other_container(value: dict[str, Any]) -> bool:
+    """Tempo's `batches`, Jaeger's or the OpenAI Agents SDK's `data`, an MLflow trace, one
+    exported Agents SDK trace or span, or an OTLP export wrapped by Tempo's or Jaeger's API."""
+    if isinstance(value.get("batches"), list):
+        return True
+    inner = value.get("data")
+    if _exports.is_jaeger(inner) or _openai_agents.is_export(inner) or _exports.is_jaeger([value]):
+        return True
+    if _exports.is_mlflow(value) or _openai_agents.is_item(value):
+        return True
+    return any(
+        isinstance(value.get(wrapper), dict)
+        and any(key in value[wrapper] for key in _EXPORT_FIELDS)
+        for wrapper in ("trace", "result")
     )
 
 
@@ -782,5 +904,8 @@ register_reader(
     _sniff,
     _read,
     lines="together",
-    description="OpenTelemetry spans (GenAI, OpenInference, OpenLLMetry) as OTLP JSON",
+    description=(
+        "OpenTelemetry spans (GenAI, OpenInference, OpenLLMetry) as OTLP JSON; Jaeger, Tempo, "
+        "MLflow and OpenAI Agents SDK trace exports"
+    ),
 )
