@@ -255,10 +255,10 @@ class UnitRunner(ABC, Generic[U, Part, Outcome]):
         or held its event loop past the unit's deadline): an error of `kind`, never a
         score."""
 
+    @abstractmethod
     def recipe(self) -> Recipe:
         """What builds this runner's agent side on a worker of a remote executor (pickled
         and sent there)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot run on a remote executor")
 
     def longest_unit_s(self) -> float | None:
         """The longest one unit's `execute` may take when everything in it keeps to its
