@@ -1,6 +1,6 @@
-"""LangSmith runs and LangGraph `stream_mode="updates"` chunks: one `Trajectory` per trace.
+"""LangSmith runs: one `Trajectory` per trace.
 
-**LangSmith runs** (`langsmith.schemas.Run`, as `Run.json()` / `model_dump(mode="json")`
+LangSmith runs (`langsmith.schemas.Run`, as `Run.json()` / `model_dump(mode="json")`
 writes one, or a tracer posts it): `{"id", "name", "run_type", "start_time", "end_time",
 "inputs", "outputs", "error", "extra", "parent_run_id", "trace_id", "dotted_order",
 "child_runs", "feedback_stats", "prompt_tokens", "completion_tokens", ...}`. A file may hold
@@ -31,20 +31,13 @@ own, or posted and then patched) is merged. Each trace is a run:
   `duration_ms` the root's end less its start; `error` the root's error (its first line);
   `source_verdicts` the root's `feedback_stats` (LangSmith's scores), kept as written.
 
-**LangGraph updates**: a list (or JSON lines) of the chunks `graph.stream(inputs,
-stream_mode="updates")` yields, `{NODE: {"messages": [...], ...}}`, with messages dumped as
-dicts or in `dumpd` form; also the `(namespace, chunk)` pairs of `subgraphs=True`, the
-`(mode, chunk)` pairs of several stream modes, `version="v2"` parts (`{"type": "updates",
-"ns", "data"}`) and the LangGraph SDK's `{"event": "updates", "data"}`. The whole list is one
-run: each node's AI messages are steps with `node` the node's name, tool messages the results
-of the calls with their `tool_call_id`; a message seen before (by `id`: a subgraph's node
-repeats its messages) is read once. The graph's input is not in its updates: `question` is the
-first human message a node wrote, if any.
-
 Not kept: retriever, prompt, parser and embedding runs (no step), events (streamed tokens),
 attachments, costs, feedback below the root, a model call's other generations (its first is
-the step), the conversation as `messages` (kept only for a trace read from its root's
-messages), and a graph's state besides its messages.
+the step), and the conversation as `messages` (kept only for a trace read from its root's
+messages).
+
+LangGraph's `stream_mode="updates"` chunks are read by `assay.formats.langgraph_updates`, with
+the message helpers here (`message_item`, `message_id`, `as_dict`, `described`).
 
 Example:
     >>> trace = {"id": "r1", "name": "agent", "run_type": "chain",
@@ -123,7 +116,8 @@ def _shown(value: Any) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
-def _described(value: Any) -> str:
+def described(value: Any) -> str:
+    """What a value is, for a reason (at most 200 characters); also `langgraph_updates`'."""
     text = describe(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
@@ -139,7 +133,8 @@ def _first_line(text: str) -> str:
     return (text if end < 0 else text[:end])[:_MAX_ERROR]
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
+    """The value if it is an object, else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
@@ -164,7 +159,7 @@ class _Run:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        return _dict(_dict(self.raw.get("extra")).get("metadata"))
+        return as_dict(as_dict(self.raw.get("extra")).get("metadata"))
 
     @property
     def name(self) -> str | None:
@@ -199,7 +194,7 @@ def _read_runs(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
     elif isinstance(value, list):
         items = value
     else:
-        yield ReadProblem(source, f"not a LangSmith run: {_described(value)}")
+        yield ReadProblem(source, f"not a LangSmith run: {described(value)}")
         return
     if not items:
         yield ReadProblem(source, "a list of LangSmith runs with no run in it")
@@ -267,10 +262,10 @@ def _collect_runs(
 def _not_a_run(raw: Any) -> str | None:
     """Why an item is no run assay reads, or None."""
     if not isinstance(raw, dict):
-        return f"not a LangSmith run: {_described(raw)}"
+        return f"not a LangSmith run: {described(raw)}"
     kind = raw.get("run_type")
     if not isinstance(kind, str):
-        return f"not a LangSmith run (no run_type): {_described(raw)}"
+        return f"not a LangSmith run (no run_type): {described(raw)}"
     if kind not in RUN_TYPES:
         return f"a LangSmith run of unknown run_type {_shown(kind)} (known: {_KNOWN})"
     return None
@@ -504,9 +499,10 @@ def _node(run: _Run, memo: dict[int, str | None]) -> str | None:
     return found
 
 
-def _item(message: Any) -> ChatItem | None:
+def message_item(message: Any) -> ChatItem | None:
     """A message of any spelling: role-keyed (OpenAI), LangChain's, or a `(role, text)` pair
-    (as a graph is often invoked, and a tracer writes the tuple)."""
+    (as a graph is often invoked, and a tracer writes the tuple). Also read by
+    `langgraph_updates`."""
     if isinstance(message, dict) and isinstance(message.get("role"), str) and "lc" not in message:
         return openai_item(message)
     if _is_pair(message):
@@ -525,7 +521,7 @@ def _is_pair(value: Any) -> bool:
 
 def _reply(outputs: Any) -> tuple[Any, str | None]:
     """A model call's reply in its outputs: `(the message, the generation's text)`."""
-    outputs = _dict(outputs)
+    outputs = as_dict(outputs)
     generations = outputs.get("generations")
     if isinstance(generations, list) and generations:
         first = generations[0]
@@ -539,12 +535,12 @@ def _reply(outputs: Any) -> tuple[Any, str | None]:
         text = choices[0].get("text")  # a completion's choice has text, a chat's a message
         return choices[0].get("message"), text if isinstance(text, str) else None
     for key in ("message", "output"):
-        if isinstance(outputs.get(key), dict) and _item(outputs[key]) is not None:
+        if isinstance(outputs.get(key), dict) and message_item(outputs[key]) is not None:
             return outputs[key], None
     messages = outputs.get("messages")
     if isinstance(messages, list):
         for message in reversed(messages):
-            item = _item(message)
+            item = message_item(message)
             if item is not None and item.role == "assistant":
                 return message, None
     return None, None
@@ -552,10 +548,10 @@ def _reply(outputs: Any) -> tuple[Any, str | None]:
 
 def _llm_step(run: _Run, node: str | None) -> tuple[Step, str | None]:
     """A model call as a step, and the model its reply names."""
-    outputs = _dict(run.raw.get("outputs"))
+    outputs = as_dict(run.raw.get("outputs"))
     message, text = _reply(outputs)
-    item = _item(message) if message is not None else None
-    llm_output = _dict(outputs.get("llm_output"))
+    item = message_item(message) if message is not None else None
+    llm_output = as_dict(outputs.get("llm_output"))
     usage = item.usage if item is not None else None
     for candidate in (
         llm_output.get("token_usage"),
@@ -585,7 +581,7 @@ def _llm_step(run: _Run, node: str | None) -> tuple[Step, str | None]:
 
 
 def _llm_model(run: _Run) -> str | None:
-    params = _dict(_dict(run.raw.get("extra")).get("invocation_params"))
+    params = as_dict(as_dict(run.raw.get("extra")).get("invocation_params"))
     return first_text(
         params.get("model"),
         params.get("model_name"),
@@ -596,7 +592,7 @@ def _llm_model(run: _Run) -> str | None:
 def _tool_call(run: _Run) -> ToolCall:
     inputs = run.raw.get("inputs")
     outputs = run.raw.get("outputs")
-    extra = _dict(run.raw.get("extra"))
+    extra = as_dict(run.raw.get("extra"))
     call_id = id_text(extra.get("tool_call_id"))
     args: Any = inputs
     if isinstance(inputs, dict):
@@ -608,7 +604,7 @@ def _tool_call(run: _Run) -> ToolCall:
     result: Any = None
     if isinstance(outputs, dict) and outputs:
         output = outputs.get("output", outputs)
-        message = _item(output) if isinstance(output, dict) else None
+        message = message_item(output) if isinstance(output, dict) else None
         if message is not None and message.role == "tool":
             result = message.result
             call_id = call_id or message.call_id
@@ -624,8 +620,8 @@ def _tool_call(run: _Run) -> ToolCall:
 
 def _from_messages(run: _Run) -> Trajectory:
     """A trace without model or tool runs: the conversation in its root's inputs and outputs."""
-    inputs = _messages(_dict(run.raw.get("inputs")).get("messages"))
-    outputs = _dict(run.raw.get("outputs"))
+    inputs = _messages(as_dict(run.raw.get("inputs")).get("messages"))
+    outputs = as_dict(run.raw.get("outputs"))
     said = _messages(outputs.get("messages"))
     if not said:
         message, text = _reply(outputs)
@@ -636,9 +632,9 @@ def _from_messages(run: _Run) -> Trajectory:
     if said[: len(inputs)] == inputs:
         conversation = said  # a graph's state: its input and what followed
     else:
-        known = {ident for ident in map(_message_id, inputs) if ident is not None}
-        conversation = inputs + [m for m in said if _message_id(m) not in known]
-    items = [item for item in map(_item, conversation) if item is not None]
+        known = {ident for ident in map(message_id, inputs) if ident is not None}
+        conversation = inputs + [m for m in said if message_id(m) not in known]
+    items = [item for item in map(message_item, conversation) if item is not None]
     return chat_trajectory(items)
 
 
@@ -651,7 +647,8 @@ def _messages(value: Any) -> list[Any]:
     return list(value)
 
 
-def _message_id(message: Any) -> str | None:
+def message_id(message: Any) -> str | None:
+    """A message's `id` (a `dumpd` message's `kwargs.id`), or None."""
     if not isinstance(message, dict):
         return None
     kwargs = message.get("kwargs")
@@ -664,9 +661,9 @@ def _message_id(message: Any) -> str | None:
 def _question(inputs: Any, *, whole: bool = False) -> str | None:
     """The first human text of a run's inputs; with `whole`, also a chain's only input text
     (a traced function's one argument)."""
-    inputs = _dict(inputs)
+    inputs = as_dict(inputs)
     for message in _messages(inputs.get("messages")):
-        item = _item(message)
+        item = message_item(message)
         if item is not None and item.role == "user" and item.text and item.text.strip():
             return item.text
     for key in _QUESTION_KEYS:
@@ -687,152 +684,25 @@ def _question(inputs: Any, *, whole: bool = False) -> str | None:
 def _output_text(outputs: Any) -> str | None:
     if isinstance(outputs, str):
         return outputs if outputs.strip() else None
-    outputs = _dict(outputs)
+    outputs = as_dict(outputs)
     for key in _ANSWER_KEYS:
         value = outputs.get(key)
         if isinstance(value, str) and value.strip():
             return value
         if isinstance(value, dict):
-            item = _item(value)
+            item = message_item(value)
             if item is not None and item.text and item.text.strip():
                 return item.text
     messages = outputs.get("messages")
     if isinstance(messages, list):
         for message in reversed(messages):
-            item = _item(message)
+            item = message_item(message)
             if item is not None and item.role == "assistant" and item.text and item.text.strip():
                 return item.text
     message, text = _reply({k: v for k, v in outputs.items() if k != "messages"})
-    item = _item(message) if message is not None else None
+    item = message_item(message) if message is not None else None
     found = item.text if item is not None else text
     return found if found is not None and found.strip() else None
-
-
-# --- LangGraph updates ---------------------------------------------------------------------
-
-_MODES = frozenset({"values", "updates", "messages", "custom", "checkpoints", "tasks", "debug"})
-_SNIFFED_CHUNKS = 20
-
-
-def _update_data(item: Any) -> tuple[bool, dict[str, Any] | None, str | None]:
-    """`(is a chunk, its node updates or None when of another stream mode, a run id)`."""
-    if isinstance(item, dict):
-        kind = item.get("type")
-        if isinstance(kind, str) and kind in _MODES and "data" in item and "ns" in item:
-            data = item.get("data")  # a `version="v2"` stream part
-            ok = isinstance(data, dict)
-            return ok, data if ok and kind == "updates" else None, None
-        event = item.get("event")
-        if isinstance(event, str) and "data" in item and len(item) <= 3:  # the LangGraph SDK
-            data = item.get("data")
-            if event == "metadata":
-                return True, None, id_text(_dict(data).get("run_id"))
-            wanted = (event == "updates" or event.startswith("updates|")) and isinstance(data, dict)
-            return True, data if wanted else None, None
-        return _is_chunk(item), item, None
-    if isinstance(item, list) and len(item) in (2, 3):
-        *head, data = item  # [namespace, chunk], [mode, chunk] or [namespace, mode, chunk]
-        if not (
-            (len(head) == 1 and isinstance(head[0], list | str))
-            or (len(head) == 2 and isinstance(head[0], list) and isinstance(head[1], str))
-        ):
-            return False, None, None
-        mode = next((part for part in head if isinstance(part, str)), "updates")
-        if mode not in _MODES:
-            return False, None, None
-        if mode != "updates":
-            return True, None, None
-        if isinstance(data, dict) and _is_chunk(data):
-            return True, data, None
-    return False, None, None
-
-
-def _is_chunk(value: dict[str, Any]) -> bool:
-    """Whether an object is `{node: update or None or [updates]}`."""
-    if "messages" in value or "request" in value:
-        return False
-    for key, update in value.items():
-        if key.startswith("__"):  # __interrupt__, __metadata__
-            continue
-        if update is None or isinstance(update, dict):
-            continue
-        if isinstance(update, list) and all(isinstance(u, dict) or u is None for u in update):
-            continue
-        return False
-    return True
-
-
-def _has_messages(data: dict[str, Any]) -> bool:
-    for key, update in data.items():
-        if key.startswith("__"):
-            continue
-        for part in update if isinstance(update, list) else [update]:
-            messages = _dict(part).get("messages")
-            first = messages[0] if isinstance(messages, list) and messages else messages
-            if isinstance(first, dict) and (_item(first) is not None):
-                return True
-    return False
-
-
-def _sniff_updates(name: str, value: Any) -> bool:
-    chunks = value if isinstance(value, list) else [value]
-    if isinstance(value, list) and len(value) in (2, 3) and _update_data(value)[0]:
-        chunks = [value]  # one line of `(namespace, chunk)`
-    seen_messages = False
-    for chunk in chunks[:_SNIFFED_CHUNKS]:
-        ok, data, _ = _update_data(chunk)
-        if not ok:
-            return False
-        if data is not None and _has_messages(data):
-            seen_messages = True
-    return seen_messages
-
-
-def _read_updates(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
-    if isinstance(value, dict) or (isinstance(value, list) and _update_data(value)[0]):
-        chunks: list[Any] = [value]  # one chunk (or one `(namespace, chunk)` pair)
-    elif isinstance(value, list):
-        chunks = value
-    else:
-        yield ReadProblem(source, f"not LangGraph updates: {_described(value)}")
-        return
-    items: list[ChatItem] = []
-    seen: set[str] = set()
-    nodes: list[str] = []
-    run_id: str | None = None
-    for index, chunk in enumerate(chunks):
-        ok, data, said_id = _update_data(chunk)
-        if not ok:
-            yield ReadProblem(
-                f"{source}#{index}", f"not a LangGraph update chunk: {_described(chunk)}"
-            )
-            continue
-        if run_id is None:
-            run_id = said_id
-        for node, update in (data or {}).items():
-            if node.startswith("__"):
-                continue
-            if node not in nodes:
-                nodes.append(node)
-            for part in update if isinstance(update, list) else [update]:
-                messages = _dict(part).get("messages")
-                for message in messages if isinstance(messages, list) else [messages]:
-                    ident = _message_id(message)
-                    if ident is not None:
-                        if ident in seen:
-                            continue
-                        seen.add(ident)
-                    item = _item(message)
-                    if item is None:
-                        continue
-                    if item.role == "assistant":
-                        item.node = node
-                    items.append(item)
-    if not items:
-        shown = f" (nodes: {', '.join(nodes[:10])})" if nodes else ""
-        yield ReadProblem(source, f"LangGraph updates with no messages in them{shown}")
-        return
-    yield from named([chat_trajectory(items, run_id=run_id, source=source)])
 
 
 register_reader(
@@ -842,12 +712,4 @@ register_reader(
     lines="together",
     description="LangSmith runs (a run, a list, a run tree or JSON lines): a run per trace, "
     "model and tool runs as steps and calls, LangSmith's feedback stats kept",
-)
-register_reader(
-    "langgraph-updates",
-    _sniff_updates,
-    _read_updates,
-    lines="together",
-    description='LangGraph stream_mode="updates" chunks ({node: {"messages": [...]}}): one '
-    "run, each node's messages as its steps",
 )

@@ -93,6 +93,7 @@ BUILTIN_MODULES = (
     "assay.formats.taubench",
     "assay.formats.swe_agent",
     "assay.formats.langsmith",
+    "assay.formats.langgraph_updates",
     "assay.formats.otel",
     "assay.formats.openai_chat",
     "assay.formats.langchain",
