@@ -14,6 +14,7 @@ import pytest
 
 from _cli import assay, explain
 from assay.formats.registry import detect_reader, read_file
+from assay.formats.scenarios import load_scenarios
 from assay.records import Trajectory
 
 
@@ -270,3 +271,65 @@ def test_convert_and_evaluate_read_eval_logs_in_a_directory(tmp_path: Path) -> N
     # The converted runs read back with their source's verdicts.
     (back, *_) = _runs(tmp_path / "runs.jsonl")
     assert back.source_verdicts is not None
+
+
+# --- a log as ground truth: its samples' targets ------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".json", ".eval"])
+def test_a_log_given_as_scenarios_is_a_case_per_sample_with_its_target(
+    tmp_path: Path, suffix: str
+) -> None:
+    log = _log(epochs=2)
+    log["samples"][0]["metadata"] = {"difficulty": "easy"}
+    log["samples"][0]["target"] = ["2"]  # Inspect's list of one answer
+    log["samples"].append({**_sample("many", 1), "target": ["a", "b"]})
+    log["samples"].append({**_sample("none", 1), "target": []})
+    path = tmp_path / f"log{suffix}"
+    if suffix == ".eval":
+        _eval_file(path, log)
+    else:
+        path.write_bytes(orjson.dumps(log))
+    cases, problems = load_scenarios([path])
+    # One case per sample, whatever its epochs; keys as scenario keys.
+    assert sorted(case.id for case in cases.values()) == ["7", "none", "s1"]
+    by_id = {case.id: case for case in cases.values()}
+    assert (by_id["s1"].question, by_id["s1"].expected_answer) == ("What is 1+1?", "2")
+    assert by_id["s1"].metadata == {"difficulty": "easy"}
+    assert by_id["none"].expected_answer is None  # no target: nothing to compare with
+    (problem,) = problems
+    assert "samples[" in problem.source
+    assert "target lists 2 answers" in problem.reason
+
+
+def test_a_log_that_cannot_be_ground_truth_says_why(tmp_path: Path) -> None:
+    old = tmp_path / "old.json"
+    old.write_bytes(orjson.dumps({**_log(), "version": 9}))
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(orjson.dumps({**_header(), "samples": []}))
+    odd = tmp_path / "odd.json"
+    odd.write_bytes(orjson.dumps({**_header(), "samples": [
+        {**_sample("s1", 1), "target": {"not": "text"}}, {**_sample(None, 1)}, 3]}))
+    damaged = tmp_path / "damaged.eval"
+    damaged.write_bytes(b"PK\x03\x04 not a zip")
+    cases, problems = load_scenarios([old, empty, odd, damaged])
+    assert cases == {}
+    reasons = [problem.reason for problem in problems]
+    assert "Inspect AI log of version 9" in reasons[0]
+    assert "Inspect AI log with no samples" in reasons[1]
+    assert "target is an object with keys not, not text" in reasons[2]
+    assert "without an id" in reasons[3]
+    assert "not an object" in reasons[4]
+    assert "Inspect AI .eval log that cannot be read" in reasons[5]
+
+
+@pytest.mark.slow
+def test_evaluate_scores_a_log_against_its_own_targets(tmp_path: Path) -> None:
+    _eval_file(tmp_path / "log.eval", _log())
+    proc = assay("evaluate", "--trajectories", "log.eval", "--scenarios", "log.eval",
+                 "--reports-dir", "out", "--scorer-default", "static_json", cwd=tmp_path)
+    assert proc.returncode == 0, explain(proc)
+    aggregate = orjson.loads((tmp_path / "out" / "_aggregate.json").read_bytes())
+    assert aggregate["totals"]["scored"] == 4 and aggregate["totals"]["passed"] == 2
+    # assay's verdicts on the targets agree with Inspect's own (`includes`) on every run.
+    assert aggregate["source_agreement"]["static_json"]["rate"] == 1.0

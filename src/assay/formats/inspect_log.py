@@ -16,6 +16,12 @@ Each sample becomes a run:
 - `error` the sample's error, when it failed (an `agent_error`: such a run is never scored);
 - `source_verdicts` Inspect's own `scores`, as written, to compare with assay's.
 
+Given as scenarios (`assay evaluate LOG --scenarios LOG`), the same log is ground truth:
+`cases_from_inspect` makes a case of each sample (once, whatever its epochs), its input the
+question and its `target` the expected answer, its `metadata` kept; a sample whose target
+lists several answers (any one of them right, in Inspect) is a problem line, as assay
+compares one expected answer.
+
 A log that is not one, of another version, without samples (written with `log_samples`
 off), or an archive past its bounds or damaged, is a problem line naming the format and what
 is wrong.
@@ -39,13 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from assay.formats._archive import ArchiveError, zip_members
-from assay.formats._common import ReadProblem, parse_json, record_id
+from assay.formats._common import ReadProblem, describe, parse_json, record_id
 from assay.formats.openai_chat import content_text, trajectory_from_openai_messages
 from assay.formats.registry import register_reader
 from assay.limits import input_limits
-from assay.records import Trajectory, Usage
+from assay.records import Case, Trajectory, Usage
 
-__all__ = ["load_eval_archive"]
+__all__ = ["cases_from_inspect", "is_inspect_log", "load_eval_archive"]
 
 VERSIONS = (1, 2)
 """The log versions this reader knows (`EvalLog.version`)."""
@@ -54,6 +60,16 @@ _STATUSES = frozenset({"started", "success", "cancelled", "error"})
 
 
 def _sniff(name: str, value: Any) -> bool:
+    return is_inspect_log(value)
+
+
+def is_inspect_log(value: Any) -> bool:
+    """Whether parsed JSON is an Inspect AI eval log (its `eval` header names a task).
+
+    Example:
+        >>> is_inspect_log({"version": 2, "status": "success", "eval": {"task": "t"}})
+        True
+    """
     if not isinstance(value, dict):
         return False
     header = value.get("eval")
@@ -66,27 +82,11 @@ def _sniff(name: str, value: Any) -> bool:
 
 
 def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
-    version = value.get("version")
-    if version not in VERSIONS:
-        yield ReadProblem(
-            source,
-            f"an Inspect AI log of version {version!r}: assay reads versions "
-            f"{', '.join(map(str, VERSIONS))}",
-        )
+    problem = _log_problem(value, source)
+    if problem is not None:
+        yield problem
         return
-    samples = value.get("samples")
-    header = value["eval"]
-    if not isinstance(samples, list) or not samples:
-        said = f"status {value.get('status')}"
-        error = value.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            said += f": {_first_line(error['message'])}"
-        yield ReadProblem(
-            source,
-            f"an Inspect AI log with no samples ({said}; a log written with log_samples "
-            "off keeps none): nothing to score",
-        )
-        return
+    header, samples = value["eval"], value["samples"]
     epochs = _epochs(header, samples)
     for index, sample in enumerate(samples):
         where = f"{source}:samples[{index}]"
@@ -96,6 +96,95 @@ def _read(value: Any, source: str) -> Iterator[Trajectory | ReadProblem]:
             yield ReadProblem(where, "an Inspect AI sample that is not an object")
         else:
             yield _run(sample, header, epochs, where)
+
+
+def _log_problem(value: dict[str, Any], source: str) -> ReadProblem | None:
+    """Why the log as a whole cannot be read (its version, no samples); None: it can."""
+    version = value.get("version")
+    if version not in VERSIONS:
+        return ReadProblem(
+            source,
+            f"an Inspect AI log of version {version!r}: assay reads versions "
+            f"{', '.join(map(str, VERSIONS))}",
+        )
+    samples = value.get("samples")
+    if not isinstance(samples, list) or not samples:
+        said = f"status {value.get('status')}"
+        error = value.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            said += f": {_first_line(error['message'])}"
+        return ReadProblem(
+            source,
+            f"an Inspect AI log with no samples ({said}; a log written with log_samples "
+            "off keeps none): nothing to score",
+        )
+    return None
+
+
+def cases_from_inspect(value: Any, source: str) -> Iterator[Case | ReadProblem]:
+    """Each sample of an Inspect AI log as ground truth (see the module docstring): the log
+    as `_read` takes it, a `.json` log's value or `load_eval_archive`'s.
+
+    Example:
+        >>> log = {"version": 2, "status": "success", "eval": {"task": "add"}, "samples": [
+        ...     {"id": 1, "epoch": 1, "input": "1+1?", "target": ["2"]},
+        ...     {"id": 1, "epoch": 2, "input": "1+1?", "target": ["2"]},
+        ...     {"id": 2, "epoch": 1, "input": "Say a or b", "target": ["a", "b"]}]}
+        >>> [(c.id, c.question, c.expected_answer) if isinstance(c, Case) else c.reason[:43]
+        ...  for c in cases_from_inspect(log, "log.json")]
+        [('1', '1+1?', '2'), 'an Inspect AI sample whose target lists 2 a']
+    """
+    problem = _log_problem(value, source)
+    if problem is not None:
+        yield problem
+        return
+    seen: dict[str, Any] = {}
+    for index, sample in enumerate(value["samples"]):
+        where = f"{source}:samples[{index}]"
+        if isinstance(sample, ReadProblem):
+            yield sample
+            continue
+        if not isinstance(sample, dict):
+            yield ReadProblem(where, "an Inspect AI sample that is not an object")
+            continue
+        sample_id = record_id(sample.get("id"))
+        if sample_id is None:
+            yield ReadProblem(where, "an Inspect AI sample without an id: not a scenario")
+            continue
+        if sample_id in seen and seen[sample_id] != sample.get("epoch"):
+            continue  # the same sample in another epoch: one case
+        seen[sample_id] = sample.get("epoch")
+        expected = _target(sample.get("target"))
+        if isinstance(expected, ReadProblem):
+            yield ReadProblem(where, expected.reason)
+            continue
+        metadata = sample.get("metadata")
+        yield Case(
+            id=sample_id,
+            question=_question(sample.get("input")),
+            expected_answer=expected,
+            source=where,
+            metadata=dict(metadata) if isinstance(metadata, dict) else {},
+        )
+
+
+def _target(value: Any) -> str | ReadProblem | None:
+    """A sample's target as one expected answer: the text, or the one text of a list."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, list) and not value:
+        return None
+    if isinstance(value, list):
+        return ReadProblem(
+            "",
+            f"an Inspect AI sample whose target lists {len(value)} answers (any one of them "
+            "right, in Inspect): assay compares one expected answer, so it is not a scenario",
+        )
+    if isinstance(value, str):
+        return value or None
+    if value is None:
+        return None
+    return ReadProblem("", f"an Inspect AI sample whose target is {describe(value)}, not text")
 
 
 def _run(sample: dict[str, Any], header: dict[str, Any], epochs: int, source: str) -> Trajectory:

@@ -14,7 +14,9 @@ Two layouts are in use and both are read:
   one scenario object) and `.jsonl` (one scenario object per line); evaluator-catalog files
   (`.yaml` / `.yml`, or `.json` with `"jobs"`) are read by `assay.formats.catalog`; Google
   ADK eval sets (`*.evalset.json`, `*.test.json`, with the `test_config.json` beside them) by
-  `assay.formats.adk`. A scenario object has `id`, `text`, `expected_answer`,
+  `assay.formats.adk`; agentevals eval sets by `assay.formats.agentevals_sets`; Inspect AI
+  logs (`.json` and `.eval`), a case per sample with its target, by
+  `assay.formats.inspect_log`. A scenario object has `id`, `text`, `expected_answer`,
   `characteristic_form`, `type`, `category`, `scoring_method`, `groundtruth_eval`, and the
   trajectory expectation `expected_tools`, `expected_trajectory`, `expected_turns`,
   `trajectory_mode`, `trajectory_args`, `trajectory_overrides` and `trajectory_threshold`
@@ -78,6 +80,10 @@ TRAJECTORY_FILE = "expected_trajectory.json"
 
 ADK_SUFFIXES = (".evalset.json", ".test.json")
 """Google ADK eval sets, read as cases by `assay.formats.adk`."""
+
+INSPECT_ARCHIVE_SUFFIX = ".eval"
+"""Inspect AI's `.eval` logs, whose samples' targets are read as cases when the log is given
+as scenarios (`assay.formats.inspect_log`)."""
 
 _TEXT_FIELDS = ("text", "question", "characteristic_form", "type", "category", "scoring_method")
 """Scenario-object fields that are text (a number is its text); any other value is kept in
@@ -677,6 +683,12 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
     if path.name.lower().endswith(ADK_SUFFIXES):
         yield from load_adk_cases(source)
         return
+    if path.suffix.lower() == INSPECT_ARCHIVE_SUFFIX:
+        from assay.formats.inspect_log import cases_from_inspect, load_eval_archive
+
+        log, problem = load_eval_archive(path)
+        yield from [problem] if problem is not None else cases_from_inspect(log, source)
+        return
     data = read_bytes(path)
     if isinstance(data, ReadProblem):
         yield data
@@ -713,6 +725,13 @@ def _load_file(path: Path) -> Iterator[Case | ReadProblem]:
             "(give them, or their folder)",
         )
         return
+    if isinstance(value, dict) and isinstance(value.get("eval"), dict):
+        # Imported here, as readers are: scenario files of assay's own never need it.
+        from assay.formats.inspect_log import cases_from_inspect, is_inspect_log
+
+        if is_inspect_log(value):  # its samples' targets as expected answers
+            yield from cases_from_inspect(value, source)
+            return
     if looks_like_agentevals(value):  # ADK-like, its cases named by `case_id`
         yield from cases_from_agentevals(value, source)
         return
