@@ -470,6 +470,7 @@ def test_a_failed_root_keeps_its_error(tmp_path: Path) -> None:
     trace[0]["outputs"] = None
     [run] = runs_of(write(tmp_path / "failed.json", as_tree(trace)))
     assert run.error == "LangSmith run error: GraphRecursionError('Recursion limit of 25 reached')"
+    assert run.error_kind == "agent_error"  # never scored
     assert run.answer == "CH-12 reads 71C."  # the last model text, as the steps say
     crashed = _run("x-1", "agent", "chain", 0.0, 0.1, [], error="KeyError('messages')",
                    outputs=None)

@@ -641,3 +641,76 @@ def test_odd_fields_in_each_export_never_raise(first: Any, second: Any, third: A
     for data in (jaeger, agents, mlflow):
         items = trajectories_from_otlp(data, "x.json")
         assert items and all(isinstance(i, Trajectory | ReadProblem) for i in items)
+
+
+# --- failed spans, as each export marks them ------------------------------------------------
+
+
+def test_a_failed_tool_span_is_an_error_result_in_every_export() -> None:
+    tempo = tempo_export()
+    tool_span = tempo["batches"][0]["scopeSpans"][0]["spans"][1]
+    tool_span["attributes"] = tool_span["attributes"][:3]  # no result: it raised
+    tool_span["status"] = {"code": "STATUS_CODE_ERROR", "message": "sensor offline"}
+
+    jaeger = jaeger_export()
+    jaeger_tool = jaeger["data"][0]["spans"][2]
+    jaeger_tool["tags"] = [t for t in jaeger_tool["tags"]
+                           if t["key"] not in ("gen_ai.tool.call.result", "otel.status_code")]
+    jaeger_tool["tags"].append(tag("error", True))
+    jaeger_tool["logs"] = [{"timestamp": 1, "fields": [tag("event", "error"),
+                                                       tag("message", "sensor offline")]}]
+
+    agents = agents_export()
+    agents_tool = agents["data"][4]
+    agents_tool["span_data"]["output"] = None
+    agents_tool["error"] = {"message": "sensor offline", "data": {"tool_name": "get_sensor"}}
+
+    mlflow = mlflow_trace(3)
+    mlflow_tool = mlflow["data"]["spans"][2]
+    mlflow_tool["attributes"].pop("mlflow.spanOutputs")
+    mlflow_tool["status"] = {"code": "STATUS_CODE_ERROR", "message": ""}
+    mlflow_tool["events"] = [{"name": "exception", "timestamp_unix_nano": 1, "attributes": {
+        "exception.type": "RuntimeError", "exception.message": "sensor offline"}}]
+
+    for name, export, said in [
+        ("tempo", tempo, "sensor offline"),
+        ("jaeger", jaeger, "sensor offline"),
+        ("agents", agents, "sensor offline"),
+        ("mlflow", mlflow, "RuntimeError: sensor offline"),
+    ]:
+        run = only_run(trajectories_from_otlp(export, f"{name}.json"))
+        (call,) = run.tool_calls()
+        assert (name, call.name, call.result) == (name, "get_sensor", {"error": said})
+        assert run.error is None and run.error_kind is None  # the agent went on
+
+
+def test_a_failed_root_span_fails_the_run_and_other_failures_are_noted() -> None:
+    jaeger = jaeger_export()
+    spans = jaeger["data"][0]["spans"]
+    spans[0]["tags"].append(tag("error", True))
+    spans[0]["tags"].append(tag("otel.status_description", "Traceback...\nboom"))
+    spans[1]["tags"] = [t for t in spans[1]["tags"] if t["key"] != "otel.status_code"]
+    spans[1]["tags"].append(tag("otel.status_code", "ERROR"))  # a model call that failed
+    run = only_run(trajectories_from_otlp(jaeger, "jaeger.json"))
+    assert run.error_kind == "agent_error"  # never scored
+    assert run.error == "trace error: span 'a1a1a1a1a1a1a1a1' failed: Traceback..."
+    assert run.notes == ["span 'c1c1c1c1c1c1c1c1' failed: status ERROR"]
+    # Spans whose status says OK, or says nothing, are not failures.
+    assert only_run(trajectories_from_otlp(jaeger_export(), "ok.json")).notes == []
+    assert only_run(trajectories_from_otlp(mlflow_trace(2), "ok.json")).error is None
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["status", "code", "message", "status_code", "status_message",
+                         "description", "events", "name", "attributes", "exception.message",
+                         "exception.type", "key", "value"]), inner, max_size=4),
+    max_leaves=12,
+))
+def test_span_error_never_raises(value: Any) -> None:
+    from assay.formats._otel_status import span_error
+
+    if isinstance(value, dict):
+        said = span_error(value)
+        assert said is None or (isinstance(said, str) and said)

@@ -13,7 +13,9 @@ then reports what it did not find.
   "processes": {ID: {"serviceName", "tags"}}}]}`. Tags are the span's attributes (an OTel
   span stored in Jaeger keeps its GenAI attributes as tags), the process its resource; the
   parent is the first `CHILD_OF` reference within the trace (else the first reference). A
-  bare trace object (`{"traceID", "spans", "processes"}`) is read too. Logs are not read.
+  bare trace object (`{"traceID", "spans", "processes"}`) is read too. A span tagged `error`
+  (or `otel.status_code` ERROR) failed, its message from `otel.status_description` or its
+  logs; logs are not read otherwise.
 - MLflow `Trace.to_json()`: `{"info": {"request_id" | "trace_id", ...}, "data": {"spans":
   [...]}}`, spans in MLflow's v2 form (`context.span_id`, `parent_id`, `start_time` in ns) or
   its later OTLP-like form (`span_id`, `parent_span_id`, `start_time_unix_nano`), attribute
@@ -42,6 +44,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from assay.formats._otel_convention import json_or_text
+from assay.formats._otel_status import failed_status
 
 __all__ = [
     "FOREIGN_KIND",
@@ -106,6 +109,7 @@ def _jaeger_span(raw: dict[str, Any], processes: dict[str, Any], trace_id: Any) 
     if isinstance(process.get("serviceName"), str):
         resource = {"service.name": process["serviceName"], **resource}
     own_trace = raw.get("traceID")
+    tags = _tags(raw.get("tags"))
     return {
         "traceId": own_trace if isinstance(own_trace, str) else trace_id,
         "spanId": raw.get("spanID"),
@@ -113,9 +117,28 @@ def _jaeger_span(raw: dict[str, Any], processes: dict[str, Any], trace_id: Any) 
         "name": raw.get("operationName"),
         "startTimeUnixNano": None if start is None else start * 1000,
         "endTimeUnixNano": None if start is None or duration is None else (start + duration) * 1000,
-        "attributes": _tags(raw.get("tags")),
+        "attributes": tags,
         "resource": {"attributes": resource},
+        **_jaeger_status(tags, raw.get("logs")),
     }
+
+
+def _jaeger_status(tags: dict[str, Any], logs: Any) -> dict[str, Any]:
+    """The OTLP status of a Jaeger span its tags mark as failed (`error`, or the OTel
+    exporter's `otel.status_code`), with the message of its tags or of its error log."""
+    if tags.get("error") not in (True, "true") and tags.get("otel.status_code") != "ERROR":
+        return {}
+    message = tags.get("otel.status_description")
+    for log in logs[:100] if isinstance(logs, list) and message is None else ():
+        fields = _tags(log.get("fields")) if isinstance(log, dict) else {}
+        found = next((fields[k] for k in _LOG_MESSAGES if isinstance(fields.get(k), str)), None)
+        if found is not None:
+            message = found
+            break
+    return {"status": failed_status(message)}
+
+
+_LOG_MESSAGES = ("exception.message", "error.message", "message", "error.object", "event")
 
 
 def _jaeger_parent(raw: dict[str, Any]) -> Any:
@@ -156,6 +179,8 @@ def _whole(value: Any) -> int | None:
 # --- MLflow --------------------------------------------------------------------------------
 
 _MLFLOW_MODEL = frozenset({"LLM", "CHAT_MODEL"})
+_MLFLOW_STATUS = ("status", "status_code", "status_message", "events")
+"""What says whether an MLflow span failed, read as an OTLP span's (`_otel_status`)."""
 
 
 def is_mlflow(data: dict[str, Any]) -> bool:
@@ -193,6 +218,7 @@ def mlflow_spans(data: dict[str, Any]) -> list[dict[str, Any]]:
                 "startTimeUnixNano": _whole(raw.get("start_time_unix_nano", raw.get("start_time"))),
                 "endTimeUnixNano": _whole(raw.get("end_time_unix_nano", raw.get("end_time"))),
                 "attributes": _mlflow_attributes(attributes, raw.get("name")),
+                **{key: raw[key] for key in _MLFLOW_STATUS if key in raw},
             }
         )
     return out

@@ -16,8 +16,8 @@ exporter posts `{"data": [trace, span, ...]}`. Per `span_data.type`:
   ...): noted in the run, one line per type (a custom span by its name: `custom turn`).
 
 The trace objects themselves carry no run content (their `workflow_name`, `group_id` and
-`metadata` are not read); nor are a span's `error`, a model call's `model_config`, or a tool's
-`mcp_data`.
+`metadata` are not read); nor are a model call's `model_config`, or a tool's `mcp_data`. A
+span's `error` (`{"message", "data"}`) is its failure, as an OTLP span's status says one.
 
 Example:
     >>> span = {"object": "trace.span", "id": "span_1", "trace_id": "trace_1",
@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any, TypeGuard
 
 from assay.formats._otel_exports import FOREIGN_KIND, MAX_ITEMS, chat_messages
+from assay.formats._otel_status import failed_status
 
 __all__ = ["is_export", "is_item", "spans"]
 
@@ -75,7 +76,13 @@ def _span(raw: dict[str, Any]) -> dict[str, Any]:
         "start_time": raw.get("started_at"),
         "end_time": raw.get("ended_at"),
         "attributes": _attributes(kind, data),
+        **({"status": failed_status(_error_message(raw["error"]))} if raw.get("error") else {}),
     }
+
+
+def _error_message(error: Any) -> Any:
+    """The SDK's span error, `{"message", "data"}`: its message."""
+    return error.get("message") if isinstance(error, dict) else error
 
 
 def _attributes(kind: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,8 @@ own, or posted and then patched) is merged. Each trace is a run:
   (`output`, `answer`, the last AI message), else the last step's text; `model` the first
   model call's `extra.invocation_params.model` / `model_name`, else `ls_model_name` or its
   reply's `model_name`; `usage` the steps' sum (else the root's token counts);
-  `duration_ms` the root's end less its start; `error` the root's error (its first line);
+  `duration_ms` the root's end less its start; `error` the root's error (its first line;
+  such a run is never scored);
   `source_verdicts` the root's `feedback_stats` (LangSmith's scores), kept as written.
 
 Not kept: retriever, prompt, parser and embedding runs (no step), events (streamed tokens),
@@ -462,6 +463,8 @@ def _describe_root(out: Trajectory, root: _Run) -> None:
         out.error = f"LangSmith run error: {_first_line(error)}"
     elif root.raw.get("status") == "error":
         out.error = "LangSmith run status: error"
+    if out.error is not None:
+        out.error_kind = "agent_error"  # the traced run failed: never scored
     feedback = root.raw.get("feedback_stats")
     if isinstance(feedback, dict) and feedback:
         out.source_verdicts = feedback

@@ -63,7 +63,11 @@ The question is the first user text of the first model call's `gen_ai.input.mess
 answer the last step text, else the output of the outermost agent span. Older spellings are
 accepted where they are unambiguous: `gen_ai.usage.prompt_tokens` / `completion_tokens` and
 message attributes recorded as JSON text. Span events (the deprecated per-message events) are
-not read.
+not read, but for an `exception`.
+
+A failed span (its status ERROR, or an `exception` event; see `assay.formats._otel_status`)
+says so: a tool call's result is `{"error": MESSAGE}`; a failed root span fails the run
+(`error`, never scored); any other failed span is a note of the run.
 
 Where a model call has no tool spans, a call's result is taken from a later request: its
 `tool_call_response` part in `gen_ai.input.messages`. Google ADK's spans carry the
@@ -112,6 +116,7 @@ from assay.formats import _otel_openllmetry as _openllmetry
 from assay.formats._common import ReadProblem, count, first_item, id_text, named, tool_args
 from assay.formats._otel_concatenated import split_concatenated
 from assay.formats._otel_convention import Reading, Role
+from assay.formats._otel_status import span_error
 from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
 
@@ -205,6 +210,8 @@ class _Span:
     rank: int = 0
     role: Role | None = None
     reading: Reading | None = None
+    error: str | None = None
+    """Why the span failed (its status, or the exception it recorded); None: it did not."""
 
     @property
     def operation(self) -> str | None:
@@ -313,6 +320,7 @@ def _add_span(raw: Any, resource: dict[str, Any], out: list[_Span]) -> None:
             attributes=attributes,
             resource=span_resource,
             order=len(out),
+            error=span_error(raw),
         )
     )
 
@@ -473,6 +481,8 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     with_tool_spans: set[int] = set()
     for span in tool_spans:
         call = _tool_call(span)
+        if span.error is not None and call.result is None:
+            call.result = {"error": span.error}  # as a failed tool run reads elsewhere
         owner = _owning_step(span, by_id, step_of, entries)
         if owner is None:
             agent = _nearest(span, by_id, "agent")
@@ -549,7 +559,7 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
     duration = (
         (max(ends) - min(starts)) / 1e6 if starts and ends and max(ends) >= min(starts) else None
     )
-    return Trajectory(
+    run = Trajectory(
         run_id=trace_id or None,
         runner=service if isinstance(service, str) else None,
         model=model,
@@ -561,6 +571,21 @@ def _trace(trace_id: str, spans: list[_Span], source: str) -> Trajectory | ReadP
         source=trace_source,
         notes=_unread_notes(spans),
     )
+    _failures(run, spans, by_id)
+    return run
+
+
+def _failures(run: Trajectory, spans: list[_Span], by_id: dict[str, _Span]) -> None:
+    """A failed root span fails the run (never scored); other failed spans but tools (whose
+    results say it) are noted, one line each."""
+    for span in spans:
+        if span.error is None or span.role == "tool":
+            continue
+        if not _ancestors(span, by_id) and run.error is None:
+            run.error = f"trace error: span {span.name!r} failed: {span.error}"[:1000]
+            run.error_kind = "agent_error"
+        else:
+            run.notes.append(f"span {span.name!r} failed: {span.error}"[:1000])
 
 
 def _convention(span: _Span) -> tuple[Role | None, Reading | None]:
