@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from assay.cli._verbosity import add_verbosity
+from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
@@ -60,6 +62,9 @@ def add_parser(commands: Any, name: str) -> None:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of `schema` to a parser."""
     parser.add_argument("name", choices=_NAMES, help="which file's (or object's) schema")
+    # -q still prints the schema: it is the command's product, not talk about it; the command
+    # says nothing else, so -q only means that errors alone go to standard error.
+    add_verbosity(parser, quiet="print nothing but the schema and errors")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -68,6 +73,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from assay.schema import json_schema
 
-    sys.stdout.write(orjson.dumps(json_schema(args.name), option=orjson.OPT_INDENT_2).decode())
+    try:
+        text = orjson.dumps(json_schema(args.name), option=orjson.OPT_INDENT_2).decode()
+    except Exception as exc:  # a model that cannot be described is a bug of assay's
+        if args.verbose:
+            raise
+        error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        return ExitCode.INTERNAL_ERROR
+    sys.stdout.write(text)
     sys.stdout.write("\n")
     return ExitCode.OK

@@ -72,7 +72,11 @@ def _lower(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-Count = Annotated[int, BeforeValidator(_whole), Field(ge=0)]
+# A constraint goes before the validators: pydantic puts one written after a validator on the
+# validator's wrapper, and its JSON Schema then says `"ge": 0` (a keyword no JSON Schema tool
+# knows, pydantic#11576) instead of `"minimum": 0`. Before them it is the integer's own
+# constraint, checked the same way, after `_whole` (a before-validator runs first).
+Count = Annotated[int, Field(ge=0), BeforeValidator(_whole)]
 """A whole number of 0 or more (`5.0` is 5)."""
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
