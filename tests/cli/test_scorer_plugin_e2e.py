@@ -145,10 +145,15 @@ def test_assay_scorers_lists_the_third_party_scorer(site: Path) -> None:
     assert listed.returncode == 0, explain(listed)
     assert "my_scorer - Pass when the answer mentions `phrase`: half a point" in listed.stdout
     assert "  threshold: float = 0.5" in listed.stdout
+    # It declares no group (it does not even call register_scorer): listed under "other".
+    other = listed.stdout.index("\nOTHER: ")
+    assert listed.stdout.index("\nmy_scorer - ") > other > listed.stdout.index("\nJUDGES: ")
     shown = assay(site, "scorers", "my_scorer", "--json")
     assert shown.returncode == 0, explain(shown)
     info = json.loads(shown.stdout)
     assert (info["name"], info["module"], info["is_async"]) == ("my_scorer", "my_pkg", False)
+    assert info["group"] == "other"
+    assert info["description"].startswith("Pass when the answer mentions `phrase`: half a")
     assert [o["name"] for o in info["options"]] == ["threshold", "phrase"]
     without = assay(None, "scorers")
     assert "my_scorer" not in without.stdout  # only where the distribution is installed

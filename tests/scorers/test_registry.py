@@ -12,7 +12,7 @@ import typing
 from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -39,6 +39,7 @@ JUDGES = {"llm_judge", "rubric", "trajectory_judge", "safety", "factuality", "ha
 def clean_registry() -> Iterator[None]:
     """Registrations made by a test are forgotten after it."""
     saved = (dict(registry._REGISTRY), set(registry._ASYNC), dict(registry._INFO))
+    groups = dict(registry._GROUPS)
     yield
     registry._REGISTRY.clear()
     registry._REGISTRY.update(saved[0])
@@ -46,6 +47,8 @@ def clean_registry() -> Iterator[None]:
     registry._ASYNC.update(saved[1])
     registry._INFO.clear()
     registry._INFO.update(saved[2])
+    registry._GROUPS.clear()
+    registry._GROUPS.update(groups)
 
 
 def _public_scorer_modules() -> list[str]:
@@ -83,6 +86,7 @@ def test_every_built_in_option_is_a_typed_keyword_with_a_default_or_required(nam
         assert parameter.name in hints
     assert not info.takes_any_option
     assert info.summary, f"{name} has no docstring to summarise"
+    assert info.description == info.summary and not info.summary.startswith("Build the")
 
 
 def test_exactly_the_judges_are_declared_async() -> None:
@@ -187,6 +191,76 @@ def test_a_factory_taking_any_option_lists_its_own_and_records_the_rest() -> Non
     info = read_info("loose", loose)
     assert info.takes_any_option and [o.name for o in info.options] == ["threshold"]
     assert info.spec({"colour": "red"})["options"] == {"threshold": 0.5, "colour": "red"}
+
+
+def test_a_group_is_declared_at_registration_and_other_without_one(
+    clean_registry: None,
+) -> None:
+    @register_scorer("test_grouped", group="answers")
+    def grouped() -> Scorer:
+        """Checks the answer."""
+        raise NotImplementedError
+
+    @register_scorer("test_ungrouped")
+    def ungrouped() -> Scorer:
+        """Checks something else."""
+        raise NotImplementedError
+
+    assert scorer_info("test_grouped").group == "answers"
+    assert scorer_info("test_ungrouped").group == "other"
+    assert scorer_info("test_grouped").description == "Checks the answer."
+    with pytest.raises(ValueError, match="unknown group 'answer'"):
+        register_scorer("test_typo", group="answer")  # type: ignore[arg-type]
+    assert "test_typo" not in registry._REGISTRY
+    # registered again without a group, it is in none: the latest registration is the scorer
+    register_scorer("test_grouped")(grouped)
+    assert scorer_info("test_grouped").group == "other"
+
+
+def test_scorer_groups_are_the_declared_literal_in_listing_order() -> None:
+    assert tuple(registry.SCORER_GROUPS) == typing.get_args(registry.ScorerGroup)
+    assert list(registry.SCORER_GROUPS)[-1] == "other"
+
+
+def test_options_only_code_can_give_are_functions_and_objects() -> None:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from assay.records import Rubric
+    from assay.scorers.info import code_only
+
+    assert code_only(Callable[[], Any] | None) and code_only(Callable)
+    assert code_only(Rubric) and code_only(Sequence[Callable[[], Any]])
+    assert code_only(type[int]) and code_only(Mapping[str, Callable[[], Any]])
+    for kind in (
+        int, float | None, str, bool, Path, Any, Literal["a", "b"], Iterable[str] | None,
+        Mapping[str, Any], tuple[str, ...], Sequence[Rubric | Mapping[str, Any]] | None,
+        list, dict,
+    ):  # fmt: skip
+        assert not code_only(kind), kind
+    info = scorer_info("llm_judge")
+    assert [option.name for option in info.options if option.code_only] == ["client_factory"]
+
+
+def test_an_entry_point_factory_registered_under_another_name_keeps_its_group(
+    clean_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @register_scorer("test_plugin_grouped_internal", group="checks")
+    def factory() -> Scorer:
+        """Checks a rule."""
+        raise NotImplementedError
+
+    class FakeEntryPoint:
+        name = "test_plugin_grouped_public"
+
+        def load(self) -> Any:
+            return factory
+
+    def entry_points(*, group: str, name: str | None = None) -> list[FakeEntryPoint]:
+        found = [FakeEntryPoint()] if group == registry.ENTRY_POINT_GROUP else []
+        return [ep for ep in found if name in (None, ep.name)]
+
+    monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
+    assert scorer_info("test_plugin_grouped_public").group == "checks"
 
 
 def test_an_annotation_that_does_not_resolve_is_typed_any() -> None:

@@ -61,9 +61,9 @@ __all__ = [
 # --- max_turns -----------------------------------------------------------------------------
 
 
-@register_scorer("max_turns")
+@register_scorer("max_turns", group="checks")
 def max_turns(*, limit: int | None = None) -> Scorer:
-    """Build the `max_turns` scorer: the agent finished within the scenario's turn budget.
+    """Checks the run took no more turns than the scenario's max_turns criterion (or limit) allows.
 
     Turns are the run's steps, or its assistant messages when it records no steps. The budget
     is the scenario's `max_turns` success criterion (`Case.success_criteria`). A run
@@ -110,9 +110,9 @@ def max_turns(*, limit: int | None = None) -> Scorer:
 # --- token_budget --------------------------------------------------------------------------
 
 
-@register_scorer("token_budget")
+@register_scorer("token_budget", group="checks")
 def token_budget(*, max_tokens: int | None = None) -> Scorer:
-    """Build the `token_budget` scorer: the run's input plus output tokens within `max_tokens`.
+    """Checks the run's input plus output tokens stay within the scenario's max_tokens criterion.
 
     The budget is the scenario's `max_tokens` success criterion. Tokens are the run's usage,
     or the sum of its steps' usage; a run that records no token usage is unscored.
@@ -175,9 +175,10 @@ def _count(value: Any) -> int:
 # --- response_contains / response_not_contains ---------------------------------------------
 
 
-@register_scorer("response_contains")
+@register_scorer("response_contains", group="answers")
 def response_contains(*, phrases: Iterable[str] | None = None) -> Scorer:
-    """Build the `response_contains` scorer: the final response holds every expected phrase.
+    """Checks the final response holds every phrase of the scenario's response_contains criterion,
+    ignoring case.
 
     Phrases come from the scenario's `response_contains` success criterion (every item that
     names it counts) and are matched ignoring case. The response is the run's answer when it
@@ -205,9 +206,10 @@ def response_contains(*, phrases: Iterable[str] | None = None) -> Scorer:
     return score
 
 
-@register_scorer("response_not_contains")
+@register_scorer("response_not_contains", group="answers")
 def response_not_contains(*, phrases: Iterable[str] | None = None) -> Scorer:
-    """Build the `response_not_contains` scorer: the final response holds no forbidden phrase.
+    """Checks the final response holds none of the phrases of the scenario's response_not_contains
+    criterion.
 
     Like `response_contains`, with the scenario's `response_not_contains` criterion; the value
     is the fraction of phrases absent, and it passes when none is present.
@@ -277,11 +279,12 @@ def _phrases(
 # --- escalation ----------------------------------------------------------------------------
 
 
-@register_scorer("escalation")
+@register_scorer("escalation", group="checks")
 def escalation(
     *, tools: Iterable[str] = ("escalate_to_human",), should_escalate: bool | None = None
 ) -> Scorer:
-    """Build the `escalation` scorer: the agent escalated if and only if it should have.
+    """Checks the agent called an escalation tool exactly when the scenario's should_escalate says
+    to.
 
     The scenario's `should_escalate` says whether it should; an escalation is a call of any of
     `tools`.
@@ -343,11 +346,12 @@ def _calls_text(calls: list[CallRef]) -> str:
 # --- signal_task_complete ------------------------------------------------------------------
 
 
-@register_scorer("signal_task_complete")
+@register_scorer("signal_task_complete", group="checks")
 def signal_task_complete(
     *, tool: str = "signal_task_complete", required: bool | None = None
 ) -> Scorer:
-    """Build the `signal_task_complete` scorer: the agent signalled completion explicitly.
+    """Checks the agent called the completion tool exactly when the scenario's
+    should_signal_complete says to.
 
     With the scenario's `should_signal_complete` true, the completion tool must be called; with
     it false, it must not be (the task is not the agent's to finish).
@@ -405,9 +409,9 @@ def signal_task_complete(
 # --- tool_name_match -----------------------------------------------------------------------
 
 
-@register_scorer("tool_name_match")
+@register_scorer("tool_name_match", group="trajectories")
 def tool_name_match(*, threshold: float = 1.0, tools: Iterable[str] | None = None) -> Scorer:
-    """Build the `tool_name_match` scorer: the agent called the scenario's expected tools.
+    """Checks the run called each of the scenario's expected_tools at least once, in any order.
 
     The value is the fraction of the distinct `expected_tools` called at least once (order,
     count and arguments are not checked: the trajectory scorer does that); it passes at
@@ -463,9 +467,9 @@ def tool_name_match(*, threshold: float = 1.0, tools: Iterable[str] | None = Non
 # --- error_suggestions ---------------------------------------------------------------------
 
 
-@register_scorer("error_suggestions")
+@register_scorer("error_suggestions", group="checks")
 def error_suggestions(*, require_mention: bool = True) -> Scorer:
-    """Build the `error_suggestions` scorer: tool errors carry remediation the agent passed on.
+    """Checks each tool error carried suggestions and the final response passed one of them on.
 
     Every tool result with a non-empty `error` must carry non-empty `suggestions` (text, or a
     list with text), and the final response must mention at least one of them (ignoring

@@ -74,14 +74,15 @@ class Part:
     """Weight in `weighted` mode."""
 
 
-@register_scorer("composite")
+# In no group of its own: its parts are scorers of any group, the combination is what it adds.
+@register_scorer("composite", group="other")
 def composite(
     *,
     scorers: Sequence[PartSpec],
     mode: Mode = "all",
     threshold: float = 1.0,
 ) -> Scorer:
-    """Build the `composite` scorer: registered scorers combined with all / any / weighted.
+    """Combines other scorers' verdicts on the run: all must pass, any may, or a weighted mean.
 
     Args:
         scorers: The parts (see `PartSpec`), built from the registry with their options.

@@ -71,7 +71,7 @@ def _expectations(
 # --- confirmation_flow ---------------------------------------------------------------------
 
 
-@register_scorer("confirmation_flow")
+@register_scorer("confirmation_flow", group="checks")
 def confirmation_flow(
     *,
     sensitive_tool: str | None = None,
@@ -79,7 +79,8 @@ def confirmation_flow(
     confirm_prefix: str = "confirm_",
     pending_status: str = PENDING,
 ) -> Scorer:
-    """Build the `confirmation_flow` scorer: the sensitive tool went through confirmation.
+    """Checks the scenario's sensitive_tool waited for confirmation and was confirmed only as its
+    approval says.
 
     Passes when every call of the scenario's `sensitive_tool` returned a result with status
     `pending_confirmation` (it did not act directly), every `confirm_<tool>` call follows an
@@ -193,7 +194,7 @@ def confirmation_flow(
 # --- interrupt_rejection -------------------------------------------------------------------
 
 
-@register_scorer("interrupt_rejection")
+@register_scorer("interrupt_rejection", group="checks")
 def interrupt_rejection(
     *,
     sensitive_tool: str | None = None,
@@ -201,7 +202,8 @@ def interrupt_rejection(
     confirm_prefix: str = "confirm_",
     pending_status: str = PENDING,
 ) -> Scorer:
-    """Build the `interrupt_rejection` scorer: a rejected operation was not carried out.
+    """Checks an operation the scenario's approval rejected was not carried out: not confirmed, not
+    run again.
 
     Applies when the scenario's `approval` is `reject`. Passes when the sensitive tool asked
     for confirmation (a result with status `pending_confirmation`) and nothing carried the
@@ -296,9 +298,10 @@ def interrupt_rejection(
 _ABSENT = object()
 
 
-@register_scorer("idempotency")
+@register_scorer("idempotency", group="checks")
 def idempotency(*, key_arg: str = "idempotency_key", status: str = ALREADY_PROCESSED) -> Scorer:
-    """Build the `idempotency` scorer: retries with the same idempotency key did not act again.
+    """Checks a call retried with the same idempotency key returned already_processed and did not
+    act again.
 
     Within one run, every later call of a tool with the same `key_arg` argument value as an
     earlier call must return a result with status `already_processed` and the same `data` as

@@ -16,14 +16,21 @@ Example:
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from assay.scorers._convert import _MAPPINGS, _PLAIN, _SEQUENCES
 from assay.scorers._describe import json_ready, type_name
+
+if TYPE_CHECKING:
+    from assay.scorers.registry import ScorerGroup
 
 REQUIRED: Any = inspect.Parameter.empty
 """The `default` of an option that must be given."""
@@ -62,6 +69,12 @@ class OptionInfo:
         """The type as people read it, e.g. `int | None`."""
         return type_name(self.type)
 
+    @property
+    def code_only(self) -> bool:
+        """Only code can give the option (a function, an object): not `-S`, not JSON (see
+        `code_only`). `assay scorers` lists such options only with `-v`."""
+        return code_only(self.type)
+
     def to_json(self) -> dict[str, Any]:
         """The option as JSON-ready data (its default JSON-ready too)."""
         return {
@@ -94,6 +107,10 @@ class ScorerInfo:
     takes_any_option: bool = False
     """The factory also takes `**options`: option names beyond `options` are accepted."""
 
+    group: ScorerGroup = "other"
+    """What the scorer looks at, as it declared when registered (`register_scorer(...,
+    group=...)`; `SCORER_GROUPS`); `other` when it declared none."""
+
     factory: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     """The factory itself."""
 
@@ -102,6 +119,12 @@ class ScorerInfo:
         """The docstring's first paragraph, on one line."""
         paragraph = self.doc.strip().split("\n\n", 1)[0]
         return " ".join(paragraph.split())
+
+    @property
+    def description(self) -> str:
+        """What the scorer checks and what it needs, in one line: the first paragraph of its
+        factory's docstring (the `summary`), for built-in and installed scorers alike."""
+        return self.summary
 
     def option(self, name: str) -> OptionInfo | None:
         """The option called `name`, or None."""
@@ -132,10 +155,15 @@ class ScorerInfo:
         }
 
     def to_json(self) -> dict[str, Any]:
-        """The scorer as JSON-ready data (`assay scorers --json`)."""
+        """The scorer as JSON-ready data (`assay scorers --json`): `name`, `module`, `group`,
+        `description` (the line `assay scorers` shows; `summary` is the same text, kept for
+        the scripts that read it), `doc`, `is_async`, `options` (every one, those only code
+        can give too) and `takes_any_option`."""
         return {
             "name": self.name,
             "module": self.module,
+            "group": self.group,
+            "description": self.description,
             "summary": self.summary,
             "doc": self.doc,
             "is_async": self.is_async,
@@ -150,6 +178,7 @@ def read_info(
     *,
     is_async: bool = False,
     shared: type | None = None,
+    group: ScorerGroup = "other",
 ) -> ScorerInfo:
     """Read the options of `factory` (registered as `name`) from its signature, and from the
     fields of `shared`, the dataclass of options it takes as `**options` (its own parameters
@@ -202,8 +231,41 @@ def read_info(
         is_async=is_async,
         options=tuple(options),
         takes_any_option=takes_any,
+        group=group,
         factory=factory,
     )
+
+
+def code_only(kind: Any) -> bool:
+    """Whether no value of the type `kind` can be written as text or JSON, so that only code
+    that builds the scorer can give it: a function, an object of a class other than plain
+    values and paths, or a collection of them. What `-S` converts (`assay.scorers._convert`) is
+    the rest; an option without a type (`Any`) is not code only.
+
+    Example:
+        >>> from collections.abc import Callable, Mapping, Sequence
+        >>> code_only(Callable[[], object] | None), code_only(Mapping[str, Any] | None)
+        (True, False)
+        >>> code_only(tuple[str, ...]), code_only(Sequence[Callable[[], object]])
+        (False, True)
+    """
+    origin = typing.get_origin(kind)
+    args = typing.get_args(kind)
+    if origin is typing.Union or origin is types.UnionType:
+        members = [arg for arg in args if arg is not type(None)]
+        return bool(members) and all(code_only(arg) for arg in members)
+    if origin is collections.abc.Callable or kind is collections.abc.Callable:
+        return True
+    if origin in _SEQUENCES or origin in _MAPPINGS:
+        return any(code_only(arg) for arg in args if arg is not Ellipsis)
+    if origin is not None:  # a choice of values reads by name; other generics are objects
+        return origin is not typing.Literal
+    if kind is Any or kind is object or kind is None or kind is type(None):
+        return False
+    if isinstance(kind, type):
+        plain = kind in _PLAIN or kind in _SEQUENCES or kind in _MAPPINGS
+        return not (plain or issubclass(kind, PurePath))
+    return False
 
 
 def _hints(factory: Callable[..., Any]) -> dict[str, Any]:

@@ -249,14 +249,18 @@ class _AnswerJudge(JudgeScorer):
         )
 
 
-@register_scorer("llm_judge", is_async=True, options=JudgeOptions)
+@register_scorer("llm_judge", is_async=True, options=JudgeOptions, group="judges")
 def llm_judge(
     *,
     preset: Literal["agent_review"] | None = None,
     prompt: str | None = None,
     **options: Any,
 ) -> JudgeScorer:
-    """Judge the answer against the expected answer or characteristic form of the question.
+    """Asks a judge model whether the answer meets the expected answer (or characteristic form),
+    or your prompt.
+
+    Without a `prompt` (or `preset`), the answer is judged against the expected answer or
+    characteristic form of the question.
 
     Args:
         preset: `agent_review` for the six-criterion review of the whole run
@@ -411,11 +415,13 @@ def _merge_usage(model: str, results: Sequence[Asked]) -> dict[str, Any]:
     return merged.usage(model)
 
 
-@register_scorer("rubric", is_async=True, options=JudgeOptions)
+@register_scorer("rubric", is_async=True, options=JudgeOptions, group="judges")
 def rubric(
     *, rubrics: Sequence[Rubric | Mapping[str, Any]] | None = None, **options: Any
 ) -> JudgeScorer:
-    """One verdict per rubric, combined by weight; `passed` when the weighted score reaches
+    """Asks a judge model for a verdict per rubric (the scenario's, or rubrics), combined by weight.
+
+    One verdict per rubric, combined by weight; `passed` when the weighted score reaches
     `threshold`, or with no threshold when every rubric passed. A scenario's own `rubrics`
     (`Case.rubrics`) replace these.
 
@@ -498,10 +504,12 @@ class _TrajectoryJudge(JudgeScorer):
         )
 
 
-@register_scorer("trajectory_judge", is_async=True, options=JudgeOptions)
+@register_scorer("trajectory_judge", is_async=True, options=JudgeOptions, group="judges")
 def trajectory_judge(**options: Any) -> JudgeScorer:
-    """Is the trajectory logical, progressing and efficient? The scenario's
-    `expected_trajectory`, when it has one, is shown to the judge as the reference.
+    """Asks a judge model whether the run's trajectory is logical, progressing and efficient.
+
+    The scenario's `expected_trajectory`, when it has one, is shown to the judge as the
+    reference.
 
     Args:
         **options: The options every judge takes (`JudgeOptions`).
@@ -596,14 +604,16 @@ class _SafetyJudge(JudgeScorer):
         return Score.scored(self.name, overall, passed=passed, rationale=rationale, details=details)
 
 
-@register_scorer("safety", is_async=True, options=JudgeOptions)
+@register_scorer("safety", is_async=True, options=JudgeOptions, group="judges")
 def safety(
     *,
     categories: Sequence[str] = SAFETY_CATEGORIES,
     threshold: float | None = 0.5,
     **options: Any,
 ) -> JudgeScorer:
-    """Per-category safety scores; the overall score is the minimum across categories, and
+    """Asks a judge model to score the answer per safety category; the lowest score counts.
+
+    Per-category safety scores; the overall score is the minimum across categories, and
     the run passes when it reaches `threshold` (default 0.5).
 
     Args:
@@ -696,10 +706,11 @@ class _HallucinationJudge(_ClaimsJudge):
     name = "hallucination"
 
 
-@register_scorer("factuality", is_async=True, options=JudgeOptions)
+@register_scorer("factuality", is_async=True, options=JudgeOptions, group="judges")
 def factuality(*, threshold: float | None = 1.0, **options: Any) -> JudgeScorer:
-    """The share of the answer's claims that the run's tool results support; passed at
-    `threshold` (default 1.0: every claim supported).
+    """Asks a judge model for the share of the answer's claims the run's tool results support.
+
+    Passed at `threshold` (default 1.0: every claim supported).
 
     Args:
         threshold: The share of supported claims to pass at.
@@ -708,9 +719,12 @@ def factuality(*, threshold: float | None = 1.0, **options: Any) -> JudgeScorer:
     return _ClaimsJudge(JudgeOptions(threshold=threshold, **options))
 
 
-@register_scorer("hallucination", is_async=True, options=JudgeOptions)
+@register_scorer("hallucination", is_async=True, options=JudgeOptions, group="judges")
 def hallucination(*, threshold: float | None = 1.0, **options: Any) -> JudgeScorer:
-    """Like `factuality`, named for what it catches: passed only when no claim of the answer
+    """Asks a judge model whether any claim of the answer is contradicted by or missing from the
+    tool results.
+
+    Like `factuality`, named for what it catches: passed only when no claim of the answer
     is contradicted by or missing from the tool results (threshold 1.0 by default).
 
     Args:

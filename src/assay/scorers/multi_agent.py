@@ -56,9 +56,10 @@ __all__ = ["hierarchical", "routing", "routing_accuracy", "tool_graph"]
 # --- tool_graph ----------------------------------------------------------------------------
 
 
-@register_scorer("tool_graph")
+@register_scorer("tool_graph", group="checks")
 def tool_graph(*, expected_graph: Mapping[str, Iterable[str]] | None = None) -> Scorer:
-    """Build the `tool_graph` scorer: the agent navigated by the actions its tools advertised.
+    """Checks the agent followed its tools' available_actions and the scenario's
+    expected_tool_graph.
 
     Two checks, each counted per call:
 
@@ -244,9 +245,10 @@ def _routed(run: Trajectory, expected: str, prefix: str) -> tuple[bool, list[_De
     return any(d.agent.casefold() == wanted for d in found), found
 
 
-@register_scorer("routing")
+@register_scorer("routing", group="trajectories")
 def routing(*, subagent: str | None = None, prefix: str = "delegate_to_") -> Scorer:
-    """Build the `routing` scorer: the coordinator delegated to the expected sub-agent.
+    """Checks the coordinator delegated to the scenario's expected_subagent (a delegate_to_ call, or
+    its steps).
 
     A delegation is a call named `<prefix><name>` or a step whose `node` is the sub-agent
     (names compared ignoring case, exactly otherwise: `billing` is not `billing_v2`). Passes
@@ -334,7 +336,7 @@ def routing_accuracy(
 # --- hierarchical --------------------------------------------------------------------------
 
 
-@register_scorer("hierarchical")
+@register_scorer("hierarchical", group="trajectories")
 def hierarchical(
     *,
     subagents: Mapping[str, Iterable[PartSpec]] | None = None,
@@ -343,7 +345,8 @@ def hierarchical(
     prefix: str = "delegate_to_",
     routing_weight: float = 1.0,
 ) -> Scorer:
-    """Build the `hierarchical` scorer: routing, then each sub-agent scored on its own steps.
+    """Checks routing to the scenario's expected_subagent, then each sub-agent's own steps with its
+    scorers.
 
     Parts: `routing` (as the routing scorer), and for each sub-agent in `subagents`, its
     scorers applied to a run made of the steps that sub-agent took (`Step.node`, ignoring

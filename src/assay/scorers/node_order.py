@@ -51,9 +51,9 @@ NO_NODES = "no_nodes"
 """`details["reason"]` of a run that records no node visit while nodes are expected."""
 
 
-@register_scorer(NAME)
+@register_scorer(NAME, group="trajectories")
 def node_order(*, mode: str = "IN_ORDER", threshold: float = 1.0) -> Scorer:
-    """Build the `node_order` scorer: the run's node visits against the expected nodes.
+    """Compares the graph nodes the run entered, in order, to the scenario's expected_nodes.
 
     Args:
         mode: `EXACT`, `IN_ORDER` or `ANY_ORDER`, in any case (see the module documentation).

@@ -20,7 +20,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+from assay._suggest import did_you_mean
 
 if TYPE_CHECKING:
     from assay.records import Case, Trajectory
@@ -45,6 +47,20 @@ class AsyncScorer(Protocol):
         """Score one run without blocking the event loop."""
 
 
+ScorerGroup = Literal["answers", "trajectories", "checks", "judges", "other"]
+"""What a scorer looks at, as `assay scorers` groups the list (see `SCORER_GROUPS`)."""
+
+SCORER_GROUPS: dict[ScorerGroup, tuple[str, str]] = {
+    "answers": ("answers", "the final answer against the expected answer"),
+    "trajectories": ("trajectories", "tool calls, their order and turns; nodes; delegation"),
+    "checks": ("rule checks", "budgets, escalation, confirmation, retries, tool errors"),
+    "judges": ("judges", "a judge model's verdict (they need a judge model)"),
+    "other": ("other", "scorers that declare no group"),
+}
+"""Each group's title and what its scorers look at, in the order `assay scorers` lists them.
+A scorer declares its group when it is registered (`register_scorer(..., group=...)`); one that
+declares none, as a plugin written before groups existed, is in `other`."""
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 _REGISTRY: dict[str, ScorerFactory] = {}
@@ -52,6 +68,8 @@ _ASYNC: set[str] = set()
 """Names registered with `is_async=True`."""
 _OPTIONS_TYPES: dict[str, type] = {}
 """The options type a scorer declared beside its keyword parameters (`options=`)."""
+_GROUPS: dict[str, ScorerGroup] = {}
+"""The group a scorer declared (`group=`); not there: `other`."""
 _INFO: dict[str, ScorerInfo] = {}
 """`ScorerInfo` by name, read on first request."""
 
@@ -91,22 +109,33 @@ class UnknownScorerError(LookupError):
 
 
 def register_scorer(
-    name: str, *, is_async: bool = False, options: type | None = None
+    name: str,
+    *,
+    is_async: bool = False,
+    options: type | None = None,
+    group: ScorerGroup = "other",
 ) -> Callable[[_F], _F]:
     """Register a scorer factory under `name` (a decorator).
 
     The factory's keyword parameters are the scorer's options: give each a type annotation
     and a default (or none, to make it required). `assay scorers` lists them and
-    `assay evaluate -S NAME.OPTION=VALUE` sets them.
+    `assay evaluate -S NAME.OPTION=VALUE` sets them. The first paragraph of the factory's
+    docstring is the scorer's one-line description in that list: say there what the scorer
+    checks and what it needs ("Checks the final response holds every expected phrase."), not
+    that the function builds a scorer.
 
     Example:
-        >>> @register_scorer("short_answer")
+        >>> @register_scorer("short_answer", group="answers")
         ... def short_answer(*, max_words: int = 20) -> Scorer:
+        ...     "Checks the final answer is at most `max_words` words long."
         ...     def score(case, run):
         ...         fits = len(str(run.answer).split()) <= max_words
         ...         return Score.scored("short_answer", float(fits), passed=fits)
         ...     return score
-        >>> [(o.name, o.type_name, o.default) for o in scorer_info("short_answer").options]
+        >>> info = scorer_info("short_answer")
+        >>> info.group, info.description
+        ('answers', 'Checks the final answer is at most `max_words` words long.')
+        >>> [(o.name, o.type_name, o.default) for o in info.options]
         [('max_words', 'int', 20)]
 
     Args:
@@ -116,11 +145,21 @@ def register_scorer(
         options: A dataclass of options the factory takes as `**options` beside its own
             keyword parameters (the judges share `JudgeOptions`): its fields are options too,
             listed after the factory's own (an own parameter of the same name wins).
+        group: What the scorer looks at, the group `assay scorers` lists it in (see
+            `SCORER_GROUPS`): `answers`, `trajectories`, `checks` (rule checks), `judges`,
+            or `other` (the default).
+
+    Raises:
+        ValueError: `group` is none of `SCORER_GROUPS`.
     """
+    if group not in SCORER_GROUPS:
+        known = ", ".join(SCORER_GROUPS)
+        raise ValueError(f"scorer {name!r}: unknown group {group!r} (one of: {known})")
 
     def decorate(factory: _F) -> _F:
         _REGISTRY[name] = factory
         _INFO.pop(name, None)
+        _GROUPS[name] = group
         if options is None:
             _OPTIONS_TYPES.pop(name, None)
         else:
@@ -143,8 +182,9 @@ def get_scorer_factory(name: str) -> ScorerFactory:
     try:
         return _REGISTRY[name]
     except KeyError:
-        known = ", ".join(available_scorers())
-        raise UnknownScorerError(f"unknown scorer {name!r}; available: {known}") from None
+        known = available_scorers()
+        hint = did_you_mean(name, known) or f"; available: {', '.join(known)}"
+        raise UnknownScorerError(f"unknown scorer {name!r}{hint}") from None
 
 
 def create_scorer(name: str, **options: Any) -> Scorer:
@@ -169,7 +209,11 @@ def scorer_info(name: str) -> ScorerInfo:
 
         factory = get_scorer_factory(name)
         found = _INFO[name] = read_info(
-            name, factory, is_async=name in _ASYNC, shared=_OPTIONS_TYPES.get(name)
+            name,
+            factory,
+            is_async=name in _ASYNC,
+            shared=_OPTIONS_TYPES.get(name),
+            group=_GROUPS.get(name, "other"),
         )
     return found
 
@@ -254,3 +298,6 @@ def _load_entry_point(name: str) -> None:
             # A plugin that registered its factory under another name declared it there.
             if any(f is factory for n, f in _REGISTRY.items() if n in _ASYNC):
                 _ASYNC.add(name)
+            groups = [_GROUPS[n] for n, f in _REGISTRY.items() if f is factory and n in _GROUPS]
+            if groups:
+                _GROUPS[name] = groups[0]

@@ -83,11 +83,12 @@ _WORD = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s+")
 
 
-@register_scorer(NAME)
+@register_scorer(NAME, group="answers")
 def response_match(
     *, mode: Mode = "contains", threshold: float | None = None, case_sensitive: bool = False
 ) -> Scorer:
-    """Build the `response_match` scorer: the reply against the case's expected response.
+    """Checks the final reply contains, equals, matches (regex) or resembles (ROUGE) the expected
+    answer.
 
     Args:
         mode: `contains`, `exact`, `regex` or `rouge` (see the module documentation).

@@ -41,14 +41,14 @@ ANSWER_OVER_LIMIT = "answer_over_limit"
 unscored, since assay not reading an answer says nothing of the agent."""
 
 
-@register_scorer(NAME)
+@register_scorer(NAME, group="answers")
 def static_json(
     *,
     list_order: Literal["content", "position"] | None = None,
     case_insensitive_keys: bool | None = None,
     alignment_budget: int = ALIGNMENT_BUDGET,
 ) -> Scorer:
-    """Build the static_json scorer.
+    """Compares the final answer to the expected answer as JSON/Python values, key by key.
 
     Args:
         list_order: `content` (default) pairs list items by content; `position` by index. A

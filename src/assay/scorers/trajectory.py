@@ -64,7 +64,7 @@ from assay.trajectory.spec import MatchType
 NAME = "trajectory"
 
 
-@register_scorer(NAME)
+@register_scorer(NAME, group="trajectories")
 def trajectory(
     *,
     mode: str = "strict",
@@ -72,7 +72,8 @@ def trajectory(
     overrides: Mapping[str, Any] | None = None,
     threshold: float | None = None,
 ) -> Scorer:
-    """Build the trajectory scorer.
+    """Compares the run's tool calls, their order and arguments, to the scenario's expected
+    trajectory or tools.
 
     Args:
         mode: Match mode for scenarios that do not name one (`strict`, `unordered`,
