@@ -85,5 +85,5 @@ def __getattr__(name: str) -> Any:
         if name != _NEEDS_LANGCHAIN:
             raise
         raise ImportError(
-            f"{name} needs LangChain: pip install 'assay[langchain]' ({exc})"
+            f"{name} needs LangChain: pip install langchain-core langgraph ({exc})"
         ) from exc

@@ -25,3 +25,10 @@ class ExitCode(IntEnum):
 
     INTERNAL_ERROR = 4
     """assay itself failed; the message says where (`-v` for the traceback)."""
+
+    INTERRUPTED = 130
+    """Stopped by Ctrl-C (SIGINT): what finished is saved (`assay run --resume` goes on)."""
+
+    TERMINATED = 143
+    """Stopped by SIGTERM (`timeout`, a service manager, a CI job cancelled): what finished
+    is saved, as with Ctrl-C."""

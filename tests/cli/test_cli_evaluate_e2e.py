@@ -450,14 +450,19 @@ def test_usage_errors_exit_2(tmp_path: Path, extra: list[str], script: str) -> N
 
 
 @pytest.mark.parametrize("script", ["assay", "evaluate"])
-def test_an_unknown_scorer_shows_the_usage_of_evaluate(tmp_path: Path, script: str) -> None:
+def test_an_unknown_scorer_is_one_line_and_the_way_to_the_help(
+    tmp_path: Path, script: str
+) -> None:
     runs, scenarios = _half_passing(tmp_path)
     proc = evaluate(
-        runs, scenarios, tmp_path / "reports", "--scorer-default", "nope", script=script
+        runs, scenarios, tmp_path / "reports", "--scorer-default", "static_jsn", script=script
     )
     prog = "assay evaluate" if script == "assay" else "evaluate"
-    assert proc.stderr.startswith(f"usage: {prog} "), explain(proc)
-    assert f"{prog}: error: unknown scorer 'nope'" in proc.stderr
+    assert proc.returncode == 2, explain(proc)
+    said, way_on = proc.stderr.splitlines()  # no usage block
+    assert said.startswith(f"{prog}: error: unknown scorer 'static_jsn'"), explain(proc)
+    assert "did you mean 'static_json'?" in said
+    assert way_on == f"try '{prog} --help'"
 
 
 def test_usage_errors_without_required_arguments(tmp_path: Path) -> None:
@@ -1185,7 +1190,7 @@ def test_ctrl_c_with_workers_stops_at_once_and_keeps_what_finished(
         pytest.skip("the evaluation finished before it could be interrupted")
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 4, err  # ExitCode.INTERNAL_ERROR
+    assert proc.returncode == 128 + signum, err  # 130 (Ctrl-C) or 143 (SIGTERM)
     assert b"interrupted; reports of finished runs are in" in err
     aggregate = json.loads((reports / "_aggregate.json").read_text())
     assert aggregate["interrupted"] is True

@@ -256,7 +256,9 @@ def _check_interrupted(
         problems += check_reports_dir(reports)
         if found.aggregate.get("interrupted"):
             note += ", aggregate: interrupted"
-            if proc.returncode != 4 or b"interrupted; reports of finished runs are in" not in err:
+            expected = 128 + getattr(signal, signame)  # 130 (Ctrl-C), 143 (SIGTERM)
+            said = b"interrupted; reports of finished runs are in" in err
+            if proc.returncode != expected or not said:
                 problems.append(f"interrupted, but exit {proc.returncode}: {err[-300:]!r}")
             left = [p.name for p in reports.iterdir() if p.name.startswith(".assay-")]
             if left:

@@ -176,11 +176,21 @@ def test_unknown_names_are_attribute_errors() -> None:
     assert "OpenAICompatibleClient" in dir(assay.models)
 
 
-def test_the_call_bound_is_passed_to_either_client() -> None:
+def test_the_call_bound_is_passed_to_either_client(monkeypatch: pytest.MonkeyPatch) -> None:
     env = {"VLLM_BASE_URL": "http://h/v1"}
     assert client_for("vllm/m", env=env).call_timeout == 180.0
     assert client_for("vllm/m", env=env, call_timeout=2.0).call_timeout == 2.0
+    # As if LiteLLM were installed (it is imported only when a judge is asked something).
+    monkeypatch.setattr("assay.models.litellm_client.find_spec", lambda name: object())
     assert client_for("litellm/anthropic/x", env={}, call_timeout=3.0).call_timeout == 3.0
+
+
+def test_a_litellm_judge_without_litellm_is_a_config_error_before_any_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("assay.models.litellm_client.find_spec", lambda name: None)
+    with pytest.raises(ModelConfigError, match=r"need the LiteLLM library: pip install litellm$"):
+        client_for("litellm/anthropic/x", env={})
 
 
 def test_the_endpoint_is_found_as_the_client_finds_it_but_needs_no_key() -> None:

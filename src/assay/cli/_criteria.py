@@ -183,6 +183,8 @@ def scorer_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     options: dict[str, dict[str, Any]] = {}
     for flag, scorer, option in _FLAG_OPTIONS:
         value = getattr(args, flag, None)  # offline flags: not every command has them
+        if isinstance(value, str):  # read as `-S` reads it: the same values, the same errors
+            value = _converted(scorer, option, value)
         if value is not None:
             options.setdefault(scorer, {})[option] = value
     for scorer, chosen in judge_options(args).items():

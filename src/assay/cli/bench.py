@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assay._signals import exit_code_of
 from assay._text import path_text
 from assay.cli._fail_under import add_fail_under, fail_under_exit
+from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -96,9 +98,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from assay.cli._executor import add_executor_arguments
 
     add_executor_arguments(parser, "task repetitions (--workers)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_verbosity(
+        parser, verbose="say more: every run that did not pass, an internal error's traceback"
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    parser.add_argument("-v", "--verbose", action="store_true", help="say more")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -138,12 +141,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         with Progress(enabled=show_progress, label="running tasks", total=total) as progress:
             benchmark.callbacks.append(Advance())
             benchmark.run(tasks, agent_data, reports_dir=args.reports_dir, resume=args.resume)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         error(
             "interrupted; the repetitions that finished are saved in "
             f"{path_text(args.reports_dir)} (run again with --resume to finish)"
         )
-        return ExitCode.INTERNAL_ERROR
+        return exit_code_of(stopped)  # 130 for Ctrl-C, 143 for SIGTERM
     except ExecutorError as exc:
         if exc.before_run:
             error(str(exc))

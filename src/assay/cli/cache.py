@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -55,6 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "model, and when the oldest and newest entries were stored.",
     )
     _cache_dir_option(stats)
+    add_verbosity(stats, quiet="print nothing but errors (the exit code says whether the "
+                  "cache could be read)")
     clear = actions.add_parser(
         "clear",
         help="delete cached replies (all, or one model's)",
@@ -68,6 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="delete only the replies of this model (as `provider/model`, see `assay cache stats`)",
     )
     clear.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    add_verbosity(clear, quiet="print nothing but errors and the question (none with --yes)")
 
 
 def _cache_dir_option(parser: argparse.ArgumentParser) -> None:
@@ -96,9 +101,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     cache = ResponseCache(path)
     try:
         if action == "stats":
-            _print_stats(cache.stats())
+            stats = cache.stats()
+            if not args.quiet:
+                _print_stats(stats)
             return ExitCode.OK
-        return _clear(cache, args.model, ask=not args.yes)
+        return _clear(cache, args.model, ask=not args.yes, say=_silent if args.quiet else print)
     except CacheError as exc:
         error(str(exc))
         return ExitCode.INPUT_ERROR
@@ -109,7 +116,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             error(str(exc))
 
 
-def _clear(cache: ResponseCache, model: str | None, *, ask: bool) -> int:
+def _silent(*_: object) -> None:
+    """What `-q` says."""
+
+
+def _clear(
+    cache: ResponseCache, model: str | None, *, ask: bool, say: Callable[[str], None]
+) -> int:
     stats = cache.stats()
     what = "cached replies" if model is None else f"cached replies of {model}"
 
@@ -117,7 +130,7 @@ def _clear(cache: ResponseCache, model: str | None, *, ask: bool) -> int:
         return what.replace("replies", "reply", 1) if count == 1 else what
 
     if not stats.exists:
-        print(f"no cache at {cache.path}: nothing to clear")
+        say(f"no cache at {cache.path}: nothing to clear")
         return ExitCode.OK
     count = (
         stats.entries if model is None else sum(m.entries for m in stats.models if m.model == model)
@@ -125,7 +138,7 @@ def _clear(cache: ResponseCache, model: str | None, *, ask: bool) -> int:
     if count == 0:
         known = ", ".join(m.model for m in stats.models)
         hint = f" (models in the cache: {known})" if model is not None and known else ""
-        print(f"no {what} in {cache.path}: nothing to clear{hint}")
+        say(f"no {what} in {cache.path}: nothing to clear{hint}")
         return ExitCode.OK
     if ask:
         try:
@@ -133,10 +146,10 @@ def _clear(cache: ResponseCache, model: str | None, *, ask: bool) -> int:
         except EOFError:
             answer = ""
         if answer.strip().lower() not in ("y", "yes"):
-            print("nothing deleted")
+            say("nothing deleted")
             return ExitCode.OK
     deleted = cache.clear(model)
-    print(f"deleted {deleted} {replies(deleted)} from {cache.path}")
+    say(f"deleted {deleted} {replies(deleted)} from {cache.path}")
     return ExitCode.OK
 
 

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assay._signals import exit_code_of
+from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error, say
 from assay.exit_codes import ExitCode
 
@@ -91,12 +93,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the JSONL file to write (replaced if it is a regular file; a symbolic link, FIFO "
         "or device is refused)",
     )
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="show the traceback of an internal error"
-    )
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print nothing but errors and problems"
-    )
+    add_verbosity(parser, quiet="print nothing but errors and problems")
 
 
 def _refused_output(out: Path) -> str | None:
@@ -176,9 +173,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except OSError as exc:
         error(f"cannot write {out}: {exc.strerror or exc}")
         return ExitCode.INPUT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         error(f"interrupted; {out} was not written")
-        return ExitCode.INTERNAL_ERROR
+        return exit_code_of(stopped)  # 130 for Ctrl-C, 143 for SIGTERM
     except Exception as exc:
         if args.verbose:
             raise

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._signals import exit_code_of
 from assay._text import path_text
 from assay.cli._criteria import (
     add_config_argument,
@@ -17,6 +18,7 @@ from assay.cli._criteria import (
 )
 from assay.cli._fail_under import add_fail_under, fail_under_exit
 from assay.cli._types import size
+from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -148,15 +150,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--trajectory-mode",
-        choices=("strict", "unordered", "subsequence", "superset", "subset"),
-        help="trajectory: how expected steps must appear, for scenarios that do not say "
-        "(default: strict)",
+        metavar="MODE",
+        help="trajectory: how expected steps must appear, for scenarios that do not say: "
+        "strict (default), unordered, subsequence, superset, subset, or ADK's EXACT, "
+        "IN_ORDER, ANY_ORDER (the same as -S trajectory.mode=MODE)",
     )
     parser.add_argument(
         "--trajectory-args",
-        choices=("exact", "ignore", "subset", "superset"),
-        help="trajectory: how call arguments compare, for scenarios that do not say "
-        "(default: superset, the arguments given must match)",
+        metavar="ARGS",
+        help="trajectory: how call arguments compare, for scenarios that do not say: exact, "
+        "ignore, subset, superset (default: superset, the arguments given must match; the "
+        "same as -S trajectory.args=ARGS)",
     )
     add_judge_arguments(parser)
     parser.add_argument(
@@ -170,13 +174,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "tool_selection_accuracy, context_overflow_rate, scenario_pass_rate (fractions), "
         "avg_latency_s (seconds), escalation_rate",
     )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="list every run that was not scored, with its reason",
-    )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_verbosity(parser, verbose="list every run that was not scored, with its reason")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 
@@ -298,9 +296,9 @@ def _evaluate_and_report(
     except OSError as exc:
         error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return ExitCode.INPUT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         error(f"interrupted; reports of finished runs are in {path_text(args.reports_dir)}")
-        return ExitCode.INTERNAL_ERROR
+        return exit_code_of(stopped)  # 130 for Ctrl-C, 143 for SIGTERM
     except Exception as exc:
         if args.verbose:
             raise

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from assay._signals import exit_code_of
 from assay.cli import bench as bench_command
 from assay.cli import cache as cache_command
 from assay.cli import compare as compare_command
@@ -24,6 +25,8 @@ from assay.cli import rescore as rescore_command
 from assay.cli import run as run_command
 from assay.cli import schema as schema_command
 from assay.cli import scorers as scorers_command
+from assay.cli._parser import Parser
+from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
 _SUBCOMMANDS = {
@@ -44,9 +47,9 @@ _RUNS_AGENTS = frozenset({"run", "bench"})
 """The commands that run the user's agent: it gets no standard input (`withhold_stdin`)."""
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def build_parser() -> tuple[Parser, dict[str, Parser]]:
     """The `assay` argument parser, and each subcommand's own parser by name."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="assay",
         description="Score what AI agents did: saved runs against ground truth.",
     )
@@ -66,8 +69,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE_ERROR
     if args.command in _RUNS_AGENTS:
         withhold_stdin()
-    # A subcommand's own errors show its own usage line (`usage: assay evaluate ...`).
-    result: int = _SUBCOMMANDS[args.command].run(args, subcommands[args.command])
+    # A subcommand's own usage errors name it (`assay evaluate: error: ...`).
+    try:
+        result: int = _SUBCOMMANDS[args.command].run(args, subcommands[args.command])
+    except KeyboardInterrupt as stopped:  # where the command saves nothing of its own
+        error("interrupted")
+        return exit_code_of(stopped)
+    except Exception as exc:  # the commands that do not say it themselves
+        if getattr(args, "verbose", False):
+            raise
+        error(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        return ExitCode.INTERNAL_ERROR
     return result
 
 
@@ -106,7 +118,7 @@ def withhold_stdin() -> None:
 def evaluate_main(argv: Sequence[str] | None = None) -> int:
     """The `evaluate` console script: the same as `assay evaluate`."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="evaluate",
         description=evaluate_command.DESCRIPTION,
         epilog=evaluate_command.EPILOG,
@@ -165,4 +177,5 @@ class _VersionAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from assay.schema import assay_version
 
-        parser.exit(message=f"assay {assay_version()}\n")
+        print(f"assay {assay_version()}")  # on standard output, as tools print versions
+        parser.exit()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._verbosity import add_verbosity
 from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
@@ -47,8 +48,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write the results as JUnit XML to FILE, for CI (a test case per run)",
     )
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="list every input that was not scored"
+    add_verbosity(
+        parser,
+        verbose="list every input that was not scored",
+        quiet="print nothing but errors (the exit code still says whether --fail-under held)",
     )
     parser.add_argument(
         "--html",
@@ -73,10 +76,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ReportsError as problem:
         error(shown(str(problem)))
         return ExitCode.INPUT_ERROR
-    print_summary(loaded.summary, loaded.directory, verbose=args.verbose)
+    if not args.quiet:
+        print_summary(loaded.summary, loaded.directory, verbose=args.verbose)
     if args.html is not None and not write_html_report(loaded, args.html):
         return ExitCode.INPUT_ERROR
-    if loaded.problems:
+    if loaded.problems and not args.quiet:
         say(
             f"assay: warning: {len(loaded.problems)} line(s) of results.jsonl are not results "
             f"(first: line {loaded.problems[0].line}: {shown(loaded.problems[0].reason)})"

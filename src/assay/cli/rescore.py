@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assay._signals import exit_code_of
 from assay._text import path_text
 from assay.cli._criteria import (
     add_config_argument,
@@ -17,6 +18,7 @@ from assay.cli._criteria import (
     read_config,
 )
 from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 
@@ -67,8 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_judge_arguments(parser)
     add_fail_under(parser)
     add_workers_argument(parser)
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every run not scored")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_verbosity(parser, verbose="list every run not scored")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -106,9 +107,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except OSError as exc:
         error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return ExitCode.INPUT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         error(f"interrupted; reports of finished runs are in {path_text(args.reports_dir)}")
-        return ExitCode.INTERNAL_ERROR
+        return exit_code_of(stopped)  # 130 for Ctrl-C, 143 for SIGTERM
     if not args.quiet and sys.stdout is not None:
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
     totals = summary.totals

@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._signals import exit_code_of
 from assay._text import path_text
 from assay.cli._fail_under import add_fail_under, fail_under_exit
 from assay.cli._types import seconds, size, whole
+from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
 from assay.limits import MAX_REPLY_CHARS, MAX_TOOL_RESULT_CHARS
@@ -26,9 +28,10 @@ writes, plus runs.jsonl (the captured runs) and evalset.jsonl (the cases).
 
 AGENT is module:attribute or path/to/file.py:attribute naming a sync or async function that
 takes the conversation's messages and returns the reply (text, or a dict with content and
-the turn's messages), a LangGraph graph or LangChain runnable (with assay[langchain]), or an
-assay ToolAgent. EVALSET is a JSON or JSONL file of cases (eval_id, user_query or turns,
-expected_response, expected_tools, expected_trajectory), or a Google ADK eval set. Without
+the turn's messages), a LangGraph graph or LangChain runnable (with langchain-core and
+langgraph installed), or an assay ToolAgent. EVALSET is a JSON or JSONL file of cases
+(eval_id, user_query or turns, expected_response, expected_tools, expected_trajectory), or
+a Google ADK eval set. Without
 --config, the criteria follow from what the cases expect.
 """
 
@@ -135,10 +138,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from assay.cli._executor import add_executor_arguments
 
     add_executor_arguments(parser, "runs")
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="list every run that did not pass"
-    )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_verbosity(parser, verbose="list every run that did not pass")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 
@@ -261,12 +261,12 @@ def _run_and_report(
     except OSError as exc:
         error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return ExitCode.INPUT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         error(
             "interrupted; the runs that finished are saved in "
             f"{path_text(args.reports_dir)} (run again with --resume to finish)"
         )
-        return ExitCode.INTERNAL_ERROR
+        return exit_code_of(stopped)  # 130 for Ctrl-C, 143 for SIGTERM
     except Exception as exc:
         if args.verbose:
             raise

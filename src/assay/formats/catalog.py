@@ -96,7 +96,7 @@ __all__ = [
     "load_catalog",
 ]
 
-YAML_INSTALL_HINT = "pip install 'assay[yaml]'"
+YAML_INSTALL_HINT = "pip install pyyaml"
 """How to get YAML support, as problems and errors say it."""
 
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -36,6 +36,8 @@ from collections.abc import Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
+from assay._signals import Stopped
+
 __all__ = [
     "AGENT_TASKS",
     "GRACE_S",
@@ -130,8 +132,8 @@ def run_to_end(
             try:
                 return loop.run_until_complete(task)
             except asyncio.CancelledError:
-                if guard.interrupts:
-                    raise KeyboardInterrupt from None
+                if guard.stopped_by is not None:
+                    raise Stopped(guard.stopped_by) from None
                 raise
     finally:
         try:
@@ -259,6 +261,8 @@ class _Guard(LoopWatch):
         super().__init__(loop, block_limit_s)
         self.task = task
         self.interrupts = 0
+        self.stopped_by: int | None = None
+        """The first of Ctrl-C and SIGTERM that came, if one did."""
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _Guard:
@@ -302,8 +306,10 @@ class _Guard(LoopWatch):
 
     def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
         self.interrupts += 1
+        if self.stopped_by is None:
+            self.stopped_by = signum
         if self.interrupts > 1 or self.task.done():
-            raise KeyboardInterrupt
+            raise Stopped(signum)
         self.task.cancel()
         # Wake the loop, which may be waiting on its selector.
         self.loop.call_soon_threadsafe(lambda: None)

@@ -105,8 +105,9 @@ or pass base_url=
     environ: Mapping[str, str] = os.environ if env is None else env
     if model.strip().startswith(LITELLM_PREFIX):
         # The LiteLLM library, in this process: it reads the provider's own variables.
-        from assay.models.litellm_client import LiteLLMClient
+        from assay.models.litellm_client import LiteLLMClient, require_litellm
 
+        require_litellm()
         allowed = {
             "timeout",
             "call_timeout",

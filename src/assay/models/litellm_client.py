@@ -1,5 +1,5 @@
 """Judges on any provider LiteLLM knows (Anthropic, Bedrock, Vertex, Mistral, ...), through the
-optional `litellm` extra (`pip install 'assay[litellm]'`).
+optional `litellm` extra (`pip install litellm`).
 
 Name such a judge `litellm/<model as LiteLLM names it>`, e.g. `litellm/anthropic/claude-3-5-haiku-
 latest`; LiteLLM reads the provider's own environment variables (`ANTHROPIC_API_KEY`, ...).
@@ -33,6 +33,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import import_module
+from importlib.util import find_spec
 from typing import Any
 
 from assay.limits import JUDGE_CALL_TIMEOUT_S, MAX_TOKEN_COUNT
@@ -57,6 +58,15 @@ __all__ = ["PREFIX", "LiteLLMClient"]
 PREFIX = "litellm/"
 """Model names that go through the LiteLLM library start with this."""
 
+INSTALL_HINT = "pip install litellm"
+
+
+def require_litellm() -> None:
+    """Raise `ModelConfigError` now, before any run is scored, when LiteLLM is not installed
+    (found without importing it: the import takes seconds)."""
+    if find_spec("litellm") is None:
+        raise ModelConfigError(f"judges named {PREFIX}... need the LiteLLM library: {INSTALL_HINT}")
+
 Completion = Callable[..., Awaitable[Any]]
 
 
@@ -69,7 +79,7 @@ def _litellm_completion() -> Completion:
         litellm = import_module("litellm")  # an optional extra: no stubs needed for it
     except ImportError:
         raise ModelConfigError(
-            "judges named litellm/... need the LiteLLM library: pip install 'assay[litellm]'"
+            f"judges named {PREFIX}... need the LiteLLM library: {INSTALL_HINT}"
         ) from None
     completion: Completion = litellm.acompletion
     return completion

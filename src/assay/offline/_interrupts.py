@@ -11,6 +11,8 @@ from __future__ import annotations
 import signal
 from typing import Any
 
+from assay._signals import Stopped
+
 __all__ = ["DeferrableInterrupts", "Step"]
 
 
@@ -56,19 +58,20 @@ class Step:
 
     def __init__(self) -> None:
         self.busy = False
-        self.pending = False
+        self.pending: int | None = None
+        """The signal that came during the step, raised at its end."""
 
     def interrupt(self, signum: int, frame: object) -> None:
         if self.busy:
-            self.pending = True
+            self.pending = signum
         else:
-            raise KeyboardInterrupt
+            raise Stopped(signum)
 
     def __enter__(self) -> None:
         self.busy = True
 
     def __exit__(self, *exc_info: object) -> None:
         self.busy = False
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
+        if self.pending is not None:
+            signum, self.pending = self.pending, None
+            raise Stopped(signum)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
+from assay._suggest import did_you_mean
 from assay.records import MatchType, StepType, TrajectoryStep
 
 __all__ = [
@@ -87,6 +88,7 @@ def resolve_mode(mode: str | MatchType) -> Mode:
     match_type = match_type_of(text)
     alias = _ALIASES[match_type] if match_type is not None else None
     if alias is None:
-        known = ", ".join([*MODES, *_ALIASES])
-        raise ValueError(f"unknown trajectory mode {text!r}; use one of: {known}")
+        known = [*MODES, *_ALIASES]
+        hint = did_you_mean(text, known) or f"; use one of: {', '.join(known)}"
+        raise ValueError(f"unknown trajectory mode {text!r}{hint}")
     return alias

@@ -62,7 +62,7 @@ def as_agent(graph: Any) -> Agent:
         except ImportError as exc:
             raise TypeError(
                 f"{type(graph).__name__!r} has invoke/ainvoke, which assay runs as a LangChain "
-                f"runnable: install the extra (pip install 'assay[langchain]'): {exc}"
+                f"runnable: install LangChain (pip install langchain-core langgraph): {exc}"
             ) from exc
         return RunnableAgent(graph)
     if callable(graph):
