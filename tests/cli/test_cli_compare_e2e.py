@@ -3,15 +3,22 @@ by the real command, its console, Markdown and JSON outputs read back."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from _cli import assay, explain
+from assay.cli import compare as compare_command
 from assay.cli.main import main
+from assay.reports.compare.console import ROWS_PER_SCORER, print_comparison
+from assay.reports.compare.diff import compare_lines
 from assay.schema.compare import Comparison
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,8 +76,11 @@ def test_a_changed_agent_that_got_worse_regresses_significantly(
     )
     assert code == 1
     assert "regressed significantly: static_json" in err
-    assert out.splitlines()[0] == "verdict: REGRESSED"
-    assert "6/0" in out and "0.031" in out  # six pass->fail flips; p = 2/64
+    assert out.splitlines()[:2] == [
+        "pass rate 100.0% → 33.3% (-66.7 pts): 6 regressions, 0 fixes, 3 unchanged",
+        "verdict: REGRESSED significantly: static_json",
+    ]
+    assert "p=0.031 (6 pass→fail, 0 fail→pass)" in out  # p = 2/64
 
     data = json.loads(report.read_text())
     Comparison.model_validate(data)
@@ -86,9 +96,13 @@ def test_a_changed_agent_that_got_worse_regresses_significantly(
     assert data["verdict"] == "regressed" and data["warnings"] == []
 
     text = markdown.read_text()
-    assert text.splitlines()[0] == "## assay compare: REGRESSED"
-    assert "### Regressed: static\\_json (6)" in text
-    assert "| run\\-3 | 3 | pass 1\\.000 → fail 0\\.000 |" in text
+    assert text.splitlines()[0] == (
+        "## assay compare — pass rate 100.0% → 33.3% (-66.7 pts): 6 regressions, 0 fixes, "
+        "3 unchanged"
+    )
+    assert text.splitlines()[2] == "Verdict: **REGRESSED** significantly: static_json."
+    assert "### Regressed: static_json (6)" in text
+    assert "| run-3 | 3 | pass 1.000 → fail 0.000 |" in text
 
 
 def test_without_the_flag_a_regression_exits_0_and_the_swap_is_an_improvement(
@@ -99,7 +113,10 @@ def test_without_the_flag_a_regression_exits_0_and_the_swap_is_an_improvement(
     code, out, _ = compare(capsys, new, base, "--fail-on-regression", "--json",
                            tmp_path / "swapped.json")
     assert code == 0
-    assert out.splitlines()[0] == "verdict: IMPROVED"
+    assert out.splitlines()[:2] == [
+        "pass rate 33.3% → 100.0% (+66.7 pts): 0 regressions, 6 fixes, 3 unchanged",
+        "verdict: IMPROVED significantly: static_json",
+    ]
     swapped = json.loads((tmp_path / "swapped.json").read_text())["scorers"]["static_json"]
     assert swapped["improved"] == [f"run-{k}" for k in range(1, 7)]
 
@@ -127,7 +144,10 @@ def test_different_scorer_options_are_compared_after_a_warning(
     code, out, err = compare(capsys, base, new)
     assert code == 0
     assert "assay: warning: static_json options differ: list_order null -> position" in err
-    assert out.splitlines()[0] == "verdict: no significant change"
+    assert out.splitlines()[:2] == [
+        "pass rate 100.0% → 100.0% (+0.0 pts): 0 regressions, 0 fixes, 9 unchanged",
+        "verdict: no change in 9 paired runs",
+    ]
 
 
 @pytest.mark.reports_not_validated
@@ -203,8 +223,8 @@ def test_hostile_run_ids_are_text_in_every_output(
     ] == [hostile]
     text = (tmp_path / "c.md").read_text()
     row = next(line for line in text.splitlines() if "script" in line)
-    assert row.startswith("| x\\|\\`y\\`&lt;script&gt;\\[z\\]\\(javascript\\:alert\\(1\\)\\)")
-    assert "<script" not in text and "](" not in text and "\x1b" not in text
+    assert row.startswith("| x\\|\\`y\\`&lt;script>\\[z\\](javascript:alert(1))\\x1b\\[2J |")
+    assert "<script" not in text and "[z](" not in text and "\x1b" not in text
 
 
 def test_the_shipped_changed_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -224,6 +244,136 @@ def test_the_shipped_changed_agent(tmp_path: Path, capsys: pytest.CaptureFixture
     assert data["static_json"]["unscored"] == ["11-retry", "17"]
     assert data["static_json"]["only_in_new"] == ["21"]
     assert data["static_json"]["verdict"] == "no significant change"
+
+
+HOSTILE_RUN = "evil|`x`<script>alert(1)</script>\n| forged | row |"
+LONG_RUN = "run-" + "0123456789abcdef" * 6
+"""A run id wider than the console's 80 columns, with nowhere to break it."""
+
+
+def reports(cwd: Path, name: str, right: set[int]) -> Path:
+    """`assay evaluate` of seven runs, one per scenario, right on the scenarios in `right`
+    (scenario 2's run has a hostile id, scenario 3's a long one); returns `cwd / name`."""
+    runs, scenarios = cwd / f"{name}-runs", cwd / "scenarios"
+    runs.mkdir(parents=True)
+    ids = {2: HOSTILE_RUN, 3: LONG_RUN}
+    for k in range(1, 8):
+        (scenarios / f"scenario_{k}").mkdir(parents=True, exist_ok=True)
+        (scenarios / f"scenario_{k}" / "groundtruth.txt").write_text(str(10 + k))
+        record = {"run_id": ids.get(k, f"run-{k}"), "scenario_id": str(k),
+                  "answer": str(10 + k) if k in right else "999"}
+        (runs / f"{k}.json").write_text(json.dumps(record))
+    code = main(["evaluate", "--trajectories", str(runs), "--scenarios", str(scenarios),
+                 "--reports-dir", str(cwd / name), "--workers", "1", "-q"])
+    assert code == 0
+    return cwd / name
+
+
+@pytest.fixture
+def small_drop(tmp_path: Path) -> Path:
+    """reports-v1 passes scenarios 1-6 of 7, reports-v2 fails 1-3 and passes 4-7: the pass rate
+    drops from 85.7% to 57.1% with three regressions and one fix, too few runs for McNemar's
+    test (p = 0.625). Returns the directory holding both."""
+    reports(tmp_path, "reports-v1", {1, 2, 3, 4, 5, 6})
+    reports(tmp_path, "reports-v2", {4, 5, 6, 7})
+    return tmp_path
+
+
+@pytest.mark.slow  # the console script in a new process, as a terminal runs it
+def test_a_drop_too_small_to_be_significant_leads_with_its_regressions_in_80_columns(
+    small_drop: Path,
+) -> None:
+    proc = assay("compare", "reports-v1", "reports-v2", "--markdown", "comment.md",
+                 cwd=small_drop, env={"COLUMNS": "80"})
+    assert proc.returncode == 0, explain(proc)
+    lines = proc.stdout.splitlines()
+    # What changed comes first, counted; only then what the test makes of it.
+    assert lines[0] == "pass rate 85.7% → 57.1% (-28.6 pts): 3 regressions, 1 fix, 3 unchanged"
+    assert "signific" not in lines[0]
+    assert lines[1] == (
+        "verdict: not significant at this size: p=0.625, 7 paired runs in 7 scenarios"
+    )
+    assert "no significant change" not in proc.stdout
+    too_wide = [line for line in lines if len(line) > 80]
+    assert too_wide == [], explain(proc)
+    joined = "".join(line.strip() for line in lines)
+    assert LONG_RUN in joined  # wrapped, not lost
+    assert "\\n| forged | row |" in proc.stdout and "\x1b" not in proc.stdout
+
+    text = (small_drop / "comment.md").read_text()
+    assert text.splitlines()[0] == (
+        "## assay compare — pass rate 85.7% → 57.1% (-28.6 pts): 3 regressions, 1 fix, "
+        "3 unchanged"
+    )
+    assert "BASE reports-v1 (7 runs) → NEW reports-v2 (7 runs)" in text
+    assert "| run-1 | 1 | pass 1.000 → fail 0.000 |" in text
+    assert "| static_json | not significant | 7 | 85.7% → 57.1% | 0.857 → 0.571 |" in text
+    # The hostile id: one cell of one row, as text, its line break written `\n`.
+    row = next(line for line in text.splitlines() if "forged" in line)
+    assert row.startswith(
+        "| evil\\|\\`x\\`&lt;script>alert(1)&lt;/script>\\n\\| forged \\| row \\| | 2 | "
+    ), row
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5  # the four cells' own pipes
+    assert "<script" not in text and "`x`" not in text
+    assert not re.search(r"\\[.\-0-9]", text)  # neither `1\.000` nor `reports\-v1`
+
+
+@pytest.mark.slow  # the console script in a new process, as a terminal runs it
+def test_a_wider_terminal_is_used(small_drop: Path) -> None:
+    proc = assay("compare", "reports-v1", "reports-v2", cwd=small_drop, env={"COLUMNS": "120"})
+    assert proc.returncode == 0, explain(proc)
+    widths = [len(line) for line in proc.stdout.splitlines()]
+    assert 80 < max(widths) <= 120
+
+
+@pytest.mark.slow  # the console script in a new process, as a terminal runs it
+def test_quiet_prints_nothing_and_verbose_every_changed_run(
+    small_drop: Path, two_evaluations: tuple[Path, Path]
+) -> None:
+    args = ("compare", "reports-v1", "reports-v2")
+    proc = assay(*args, "-q", "--json", "c.json", cwd=small_drop)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), explain(proc)
+    assert (small_drop / "c.json").is_file()  # the files asked for are still written
+    default = assay(*args, cwd=small_drop, env={"COLUMNS": "80"})
+    verbose = assay(*args, "-v", cwd=small_drop, env={"COLUMNS": "80"})
+    assert verbose.returncode == 0, explain(verbose)
+    assert "improved: static_json (1)" in verbose.stdout
+    assert "run-7  scenario 7  fail 0.000 → pass 1.000" in verbose.stdout
+    assert "improved: static_json" not in default.stdout
+    assert max(len(line) for line in verbose.stdout.splitlines()) <= 80
+    assert assay(*args, "-q", "-v", cwd=small_drop).returncode == 2
+
+    # -q still says a significant regression, by its exit code and its one error.
+    base, new = two_evaluations
+    proc = assay("compare", base, new, "-q", "--fail-on-regression")
+    assert proc.returncode == 1 and proc.stdout == "", explain(proc)
+    assert proc.stderr == "assay: error: regressed significantly: static_json\n"
+
+
+def test_without_verbose_ten_regressions_are_listed_per_scorer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert compare_command._ROWS == ROWS_PER_SCORER  # what the help says
+
+    def line(run: int, passed: bool) -> dict[str, Any]:
+        verdict = {"scorer": "s", "status": "scored", "passed": passed, "score": float(passed),
+                   "rationale": "why " * 40}
+        return {"scenario_id": str(run), "run_id": f"run-{run}", "score": verdict}
+
+    comparison = compare_lines([line(k, True) for k in range(12)],
+                               [line(k, False) for k in range(12)], resamples=100)
+    outputs = []
+    for verbose in (False, True):
+        out = io.StringIO()
+        print_comparison(comparison, file=out, verbose=verbose)
+        outputs.append(out.getvalue())
+        assert max(len(text) for text in out.getvalue().splitlines()) <= 80
+    assert "regressed: s (12)" in outputs[0] and "… and 2 more (-v lists them all)" in outputs[0]
+    # Scenarios in order of their ids, as text: 0, 1, 10, 11, 2, ..., 7 first.
+    assert "run-7  scenario 7" in outputs[0] and "run-9  scenario 9" not in outputs[0]
+    assert "more (-v" not in outputs[1] and "run-9  scenario 9" in outputs[1]
+    assert "    why why" in outputs[1]  # a long rationale on its own line, cut
 
 
 @pytest.mark.slow

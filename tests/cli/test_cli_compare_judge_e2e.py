@@ -50,5 +50,5 @@ def test_a_stricter_judge_regresses_the_judged_runs(
     changes = {change["run_id"]: change for change in figures["changes"]}
     assert changes["right"]["new"]["rationale"].startswith("no | `units`")
     text = (tmp_path / "c.md").read_text()
-    assert "<b>" not in text and "](" not in text
-    assert "no \\| \\`units\\` &lt;b&gt;\\[see\\]\\(javascript\\:x\\)" in text
+    assert "<b>" not in text and "[see](" not in text  # no tag, no link: text
+    assert "no \\| \\`units\\` &lt;b>\\[see\\](javascript:x)&lt;/b>" in text

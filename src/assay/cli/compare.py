@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from assay.cli._verbosity import add_verbosity
 from assay.exit_codes import ExitCode
 
 DESCRIPTION = """\
@@ -23,6 +24,10 @@ that flips whole scenarios, inverted; all patterns when few, else seeded draws).
 significantly when a significant test points down: more pass->fail than fail->pass flips with
 p < alpha, or an interval entirely below 0. Fewer than 6 scenarios can never make the score
 test significant at 0.05.
+
+The output leads with what changed under the combined verdict: the pass rates and the runs
+that regressed, were fixed or stayed the same, counted whether or not the change is
+significant; then the verdict of the tests, then each scorer's figures and the regressed runs.
 """
 
 EPILOG = """examples:
@@ -89,6 +94,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit with code 1 when a scorer regressed significantly",
     )
+    add_verbosity(
+        parser,
+        verbose="list every changed run (regressed and improved), not only the first "
+        f"{_ROWS} regressed of each scorer",
+        quiet="print nothing but errors (the files asked for are still written, and the exit "
+        "code still says a significant regression with --fail-on-regression)",
+    )
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -129,7 +141,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     comparison = compare_loaded(
         before, after, alpha=args.alpha, resamples=args.resamples, seed=args.seed
     )
-    for warning in comparison["warnings"]:
+    for warning in [] if args.quiet else comparison["warnings"]:
         say(f"assay: warning: {shown(warning)}")
     outputs = []
     if args.markdown is not None:
@@ -149,7 +161,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         except OSError as exc:
             error(f"cannot write {shown(path)}: {exc.strerror or exc}")
             return ExitCode.INPUT_ERROR
-    print_comparison(comparison)
+    if not args.quiet:
+        print_comparison(comparison, verbose=args.verbose)
     if args.fail_on_regression and comparison["verdict"] == "regressed":
         regressed = [
             name
@@ -159,6 +172,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         error(f"regressed significantly: {shown(', '.join(regressed))}")
         return ExitCode.THRESHOLD_NOT_MET
     return ExitCode.OK
+
+
+_ROWS = 10
+"""`assay.reports.compare.console.ROWS_PER_SCORER`, for the help (which imports no rich)."""
 
 
 def _alpha(text: str) -> float:

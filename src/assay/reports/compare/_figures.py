@@ -108,3 +108,113 @@ def flaky_changes(comparison: dict[str, Any]) -> list[tuple[str, list[str]]]:
         for title, key in (("newly flaky", "newly_flaky"), ("no longer flaky", "no_longer_flaky"))
         if repeats.get(key)
     ]
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """`n` with its noun: `1 fix`, `3 fixes`, `0 regressions`.
+
+    Example:
+        >>> counted(1, "fix", "fixes"), counted(0, "regression")
+        ('1 fix', '0 regressions')
+    """
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def headline_scorer(scorers: dict[str, dict[str, Any]]) -> str | None:
+    """The scorer whose figures head a comparison: the combined verdict (`a+b`, the one a
+    run passes or fails by) when there are several scorers, else the only one; with several
+    and none combined, the one with the most paired runs. None without scorers.
+
+    Example:
+        >>> figures = {"n_paired": 7}
+        >>> headline_scorer({"a": figures, "a+b": figures, "b": {"n_paired": 3}})
+        'a+b'
+        >>> headline_scorer({"a": {"n_paired": 2}, "b": {"n_paired": 3}}), headline_scorer({})
+        ('b', None)
+    """
+    combined = [
+        name
+        for name in scorers
+        if "+" in name and all(part in scorers for part in name.split("+"))
+    ]
+    if combined:
+        return max(combined, key=lambda name: name.count("+"))
+    if not scorers:
+        return None
+    return max(scorers, key=lambda name: int(scorers[name].get("n_paired") or 0))
+
+
+def headline(comparison: dict[str, Any], name: Any = str) -> tuple[str, str]:
+    """The two lines that open a comparison: what changed, counted (the pass rates and the
+    runs that regressed, were fixed, stayed the same, under `headline_scorer`), then what the
+    tests make of it. Regressions are counted first, whatever the verdict: a drop the tests
+    cannot tell from chance is still a drop. `name` writes a scorer's name (an escape).
+
+    Example:
+        >>> figures = {"n_paired": 7, "n_scenarios": 7, "pass_rate_base": 6 / 7,
+        ...            "pass_rate_new": 4 / 7, "regressed": ["a", "b", "c"], "improved": ["d"],
+        ...            "unchanged": ["e", "f", "g"], "p_value": 0.625, "verdict":
+        ...            "no significant change"}
+        >>> for line in headline({"verdict": "no significant change",
+        ...                       "scorers": {"s": figures}}):
+        ...     print(line)
+        pass rate 85.7% → 57.1% (-28.6 pts): 3 regressions, 1 fix, 3 unchanged
+        verdict: not significant at this size: p=0.625, 7 paired runs in 7 scenarios
+    """
+    scorers: dict[str, dict[str, Any]] = comparison.get("scorers") or {}
+    chosen = headline_scorer(scorers)
+    if chosen is None:
+        return "no run has a verdict to compare", "verdict: nothing to compare"
+    figures = scorers[chosen]
+    before, after = figures.get("pass_rate_base"), figures.get("pass_rate_new")
+    if isinstance(before, int | float) and isinstance(after, int | float):
+        rates = f"pass rate {rate(before)} → {rate(after)} ({(after - before) * 100:+.1f} pts)"
+    else:
+        rates = "no run scored on both sides"
+    counts = ", ".join(
+        [
+            counted(len(figures.get("regressed") or []), "regression"),
+            counted(len(figures.get("improved") or []), "fix", "fixes"),
+            f"{len(figures.get('unchanged') or [])} unchanged",
+        ]
+    )
+    verdict = comparison.get("verdict")
+    if verdict in ("regressed", "improved"):
+        kinds = ("regressed", "mixed") if verdict == "regressed" else ("improved",)
+        names = ", ".join(
+            str(name(scorer)) + (" (mixed)" if figures_of["verdict"] == "mixed" else "")
+            for scorer, figures_of in scorers.items()
+            if figures_of.get("verdict") in kinds
+        )
+        judged = f"verdict: {verdict_title(verdict)} significantly: {names}"
+    elif not any(figures_of.get("regressed") or figures_of.get("improved")
+                 for figures_of in scorers.values()):  # fmt: skip
+        judged = f"verdict: no change in {counted(figures.get('n_paired') or 0, 'paired run')}"
+    else:
+        judged = (
+            f"verdict: not significant at this size: p={p_value(figures.get('p_value'))}, "
+            f"{counted(figures.get('n_paired') or 0, 'paired run')} in "
+            f"{counted(figures.get('n_scenarios') or 0, 'scenario')}"
+        )
+    return f"{rates}: {counts}", judged
+
+
+def verdict_phrase(figures: dict[str, Any]) -> str:
+    """One scorer's verdict, said plainly: significant changes in capitals, else whether
+    anything changed at all.
+
+    Example:
+        >>> verdict_phrase({"verdict": "no significant change", "regressed": ["a"]})
+        'not significant'
+        >>> verdict_phrase({"verdict": "regressed"})
+        'REGRESSED significantly'
+    """
+    verdict = figures.get("verdict")
+    if verdict == "mixed":
+        return "MIXED: regressed and improved significantly"
+    if verdict in ("regressed", "improved"):
+        return f"{verdict_title(verdict)} significantly"
+    if figures.get("regressed") or figures.get("improved"):
+        return "not significant"
+    return "no change"
+
