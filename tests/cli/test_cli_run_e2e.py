@@ -302,7 +302,7 @@ def test_a_signal_ends_a_run_whose_agent_blocks_the_event_loop(
     _write_set(project, [{"eval_id": "a", "user_query": "a", "expected_response": "yes"},
                          {"eval_id": "b", "user_query": "block", "expected_response": "yes"}])
     command = [sys.executable, "-m", "assay", "run", "blocking.py:agent", "cases.jsonl",
-               "-q", "--no-progress", "--reports-dir", "out"]
+               "--concurrency", "1", "-q", "--no-progress", "--reports-dir", "out"]
     process = subprocess.Popen(command, stderr=subprocess.PIPE)
     results = project / "out" / "results.jsonl"
     deadline = time.monotonic() + 60

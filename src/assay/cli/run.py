@@ -47,6 +47,11 @@ interrupted (a Ray cluster that went away included).
 """
 
 
+DEFAULT_CONCURRENCY = 8
+"""Runs in flight at once unless `--concurrency` says: an agent that waits on a model spends
+its time waiting, so several at once (as the tools of the field default to) finish sooner.
+The API's `AgentEvaluator` keeps 1, as its documentation gives."""
+
 def add_parser(commands: Any, name: str) -> None:
     """Register the subcommand on the `assay` parser."""
     parser = commands.add_parser(
@@ -71,9 +76,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--concurrency",
         type=whole(1),
-        default=1,
+        default=DEFAULT_CONCURRENCY,
         metavar="N",
-        help="runs in flight at once (default: %(default)s)",
+        help="runs in flight at once (default: %(default)s, for agents that wait on a model; "
+        "1 runs one case after another)",
     )
     parser.add_argument(
         "--repeat",

@@ -130,18 +130,28 @@ class Progress:
         # Started on the first result, not on entry: worker processes are forked before that,
         # and must not inherit the display's refresh thread.
         from rich.console import Console
-        from rich.progress import MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         from rich.progress import Progress as RichProgress
 
         self._enabled = False
-        self._progress = RichProgress(
+        # With a total, a bar and the time left; without one, a count and the time spent.
+        known = self._total is not None
+        columns = [
             SpinnerColumn(),
             TextColumn(self._label),
+            *([BarColumn()] if known else []),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
+            *([TextColumn("eta"), TimeRemainingColumn()] if known else []),
+        ]
+        self._progress = RichProgress(*columns, console=Console(stderr=True), transient=True)
         self._progress.__enter__()
         self._task = self._progress.add_task("runs", total=self._total)
 
