@@ -253,3 +253,46 @@ def test_options_given_at_the_call_win_over_the_configs_and_the_criterions_over_
     asyncio.run(scoring.score_case(Case(id="c", expected_tools=["t"]), run))
     assert [spec["options"].get("limit", spec["options"].get("threshold"))
             for spec in scoring.specs()] == [9, 0.5]
+
+
+def test_live_and_rescored_reports_hold_the_runs_transcript(tmp_path: Path) -> None:
+    from assay.evaluation import tool
+
+    @tool
+    def lookup(country: str) -> dict[str, Any]:
+        return {"capital": "Paris"}
+
+    def agent(messages: list[dict[str, Any]]) -> str:
+        text = messages[-1]["content"]
+        if text == "boom":
+            raise ValueError("no such city")
+        lookup(text)
+        return "Paris"
+
+    config = EvalConfig(criteria={"answer": CriterionConfig.response_match()})
+    cases = [
+        EvalCase.single_turn("fr", "France?", expected_response="Paris"),
+        EvalCase.single_turn("boom", "boom", expected_response="Paris"),
+    ]
+    _live(agent, config, cases, tmp_path / "live")
+    evaluate(rescore_options(tmp_path / "live", tmp_path / "again", workers=1))
+
+    for reports in (tmp_path / "live", tmp_path / "again"):
+        fr = orjson.loads((reports / "fr.json").read_bytes())["transcript"]
+        assert [(e["role"], e.get("text"), e["turn"]) for e in fr] == [
+            ("user", "France?", 0),
+            ("assistant", None, 0),
+            ("assistant", "Paris", 0),
+        ]
+        (call,) = fr[1]["calls"]
+        assert (call["name"], call["args"], call["result"]) == (
+            "lookup", {"country": "France?"}, {"capital": "Paris"}
+        )
+        boom = orjson.loads((reports / "boom.json").read_bytes())["transcript"]
+        assert boom[0] == {"role": "user", "text": "boom", "turn": 0}
+        assert boom[-1] == {
+            "role": "error",
+            "text": "agent_error: agent error: ValueError: no such city",
+        }
+        for line in (reports / "results.jsonl").read_bytes().splitlines():
+            assert "transcript" not in orjson.loads(line)

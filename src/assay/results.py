@@ -17,10 +17,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from assay._jsonable import json_type_phrase
 from assay.schema import SCHEMA_VERSION, assay_version
+
+if TYPE_CHECKING:  # the report's shapes are loaded only where a report is written
+    from assay.schema.report import TranscriptEntry
 
 NOT_APPLICABLE: Final = "not_applicable"
 """`details["reason"]` of an unscored score whose scenario gives the scorer nothing to check."""
@@ -242,6 +245,13 @@ class CaseResult:
     benchmark: dict[str, Any] | None = None
     """The benchmark's own report of this repetition (`assay.benchmark`: task id, repetition,
     status, error, evaluators' metrics, traces, usage), when a benchmark made the run."""
+    transcript: list[TranscriptEntry] | None = field(default=None, repr=False)
+    """The run as it happened (`assay.transcript.transcript_of`: every message or step in
+    order, with calls, turns, usage and the failure), bounded; None when not projected (a
+    result read back from a `results.jsonl` line). In the per-run report only (and left out
+    of the result's `repr`, which it would drown)."""
+    transcript_left_out: int = 0
+    """Entries of the run's transcript left out between its first and its last ones."""
 
     def parts(self) -> list[Score]:
         """The scores of the individual scorers (just `score` when only one ran)."""

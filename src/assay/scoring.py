@@ -48,6 +48,7 @@ from assay.results import (
     combine_scores,
 )
 from assay.source_verdicts import source_passed
+from assay.transcript import transcript_of
 
 if TYPE_CHECKING:
     from assay.schema.evalconfig import EvalConfig
@@ -319,7 +320,8 @@ class Scoring:
         self, case: Case, run: Trajectory, score: Score, parts: list[Score] | None = None
     ) -> CaseResult:
         """The `CaseResult` of a run with its verdict (`parts`: each criterion's, when
-        several)."""
+        several), and the run's transcript."""
+        transcript, left_out = transcript_of(run)
         return CaseResult(
             scenario_id=case.id,
             run_id=run.run_id,
@@ -336,6 +338,8 @@ class Scoring:
             notes=list(run.notes),
             source_passed=source_passed(run.source_verdicts),
             repeat=run.repeat,
+            transcript=transcript,
+            transcript_left_out=left_out,
         )
 
     def note_used(self, names: Iterable[str]) -> None:

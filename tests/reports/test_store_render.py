@@ -12,11 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _examples import examples
+from assay.records import Message, ToolCall, Trajectory
 from assay.reports.aggregate import SummaryBuilder
 from assay.reports.read import result_of_line
 from assay.reports.store import ReportWriter, render
 from assay.results import CaseResult, OpsMetrics, Score
 from assay.schema.report import ResultLine, RunReport, validate
+from assay.transcript import transcript_of
 
 _TEXT = st.text(st.characters(codec=None), max_size=8)  # lone surrogates included
 _VALUES = st.recursive(
@@ -125,3 +127,31 @@ def test_an_aggregate_that_is_not_one_is_refused_not_written(tmp_path: Path) -> 
     with ReportWriter(tmp_path) as writer, pytest.raises(ValueError, match="totals"):
         writer.write_summary(summary)
     assert not (tmp_path / "_aggregate.json").exists()
+
+
+def test_the_transcript_is_in_the_per_run_report_and_not_in_its_line() -> None:
+    run = Trajectory(
+        messages=[
+            Message("user", "q\ud800"),
+            Message("assistant", None, [ToolCall("f", {"odd": object()}, "c1", result=2**70)]),
+        ],
+        error="boom",
+        error_kind="agent_error",
+    )
+    entries, left_out = transcript_of(run)
+    result = _result("a", {})
+    result.transcript, result.transcript_left_out = entries, 3
+
+    report, line = render(result)
+
+    written = validate(orjson.loads(report), RunReport)
+    assert written.transcript == entries and written.transcript_left_out == 3
+    assert [entry.role for entry in entries] == ["user", "assistant", "error"]
+    assert left_out == 0
+    assert not {"transcript", "transcript_left_out"} & set(orjson.loads(line))
+    # A line reads back without one; a per-run report with it, and renders back the same.
+    from_line = result_of_line(_line(line))
+    assert (from_line.transcript, from_line.transcript_left_out) == (None, 0)
+    from_report = result_of_line(orjson.loads(report))
+    assert from_report.transcript == entries and from_report.transcript_left_out == 3
+    assert render(from_report) == (report, line)

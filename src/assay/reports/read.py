@@ -144,9 +144,10 @@ def _reason(line: bytes, error: orjson.JSONDecodeError) -> str:
 
 
 def result_of_line(line: Mapping[str, Any]) -> CaseResult:
-    """The result a `results.jsonl` line records (its per-key records and the gold answer
-    aside, which only the per-run report keeps): what a resumed live evaluation counts for the
-    runs it does not run again, and what a re-scored one keeps.
+    """The result a `results.jsonl` line records (its per-key records, the gold answer and the
+    transcript aside, which only the per-run report keeps): what a resumed live evaluation
+    counts for the runs it does not run again, and what a re-scored one keeps. Given a per-run
+    report instead, its transcript is kept (`render` writes it back as it was).
 
     The line is read through the shape that wrote it (`assay.schema.report.ResultLine`,
     whose JSON Schema `assay schema line` prints; without its `report_file`, a `RunReport`).
@@ -200,6 +201,8 @@ def result_of_line(line: Mapping[str, Any]) -> CaseResult:
         notes=list(record.notes or ()),
         source_passed=record.source_passed,
         benchmark=record.benchmark,
+        transcript=record.transcript,
+        transcript_left_out=record.transcript_left_out or 0,
     )
 
 

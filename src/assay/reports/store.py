@@ -305,12 +305,19 @@ def render(result: CaseResult) -> tuple[bytes, bytes]:
         ({'details': [1]}, {})
         >>> "expected_answer" in orjson.loads(line)
         False
+        >>> from assay.schema.report import TranscriptEntry
+        >>> result.transcript = [TranscriptEntry(role="user", text="q")]
+        >>> report, line = render(result)
+        >>> orjson.loads(report)["transcript"], "transcript" in orjson.loads(line)
+        ([{'role': 'user', 'text': 'q'}], False)
     """
     report = record_of(result)
-    # Per-key records and the gold answer stay in the per-run file.
+    # Per-key records, the gold answer and the transcript stay in the per-run file.
     line = structs.replace(
         report,
         expected_answer=None,
+        transcript=None,
+        transcript_left_out=None,
         score=_without_records(report.score),
         scores=[_without_records(part) for part in report.scores],
         benchmark=None if report.benchmark is None else {
@@ -351,6 +358,8 @@ def record_of(result: CaseResult) -> RunReport:
         source_passed=result.source_passed,
         notes=result.notes or None,
         benchmark=result.benchmark,
+        transcript=result.transcript,
+        transcript_left_out=result.transcript_left_out or None,
     )
 
 

@@ -40,6 +40,8 @@ __all__ = [
     "ResultLine",
     "RunReport",
     "ScoreRecord",
+    "TranscriptCall",
+    "TranscriptEntry",
     "json_schema_of",
     "validate",
 ]
@@ -109,6 +111,67 @@ class OpsRecord(_Record):
     escalated: bool
 
 
+class TranscriptCall(_Sparse, kw_only=True):
+    """One tool call in a transcript entry."""
+
+    name: Annotated[str, doc("The tool's name as the agent called it.")]
+    id: Annotated[
+        str | None, doc("The provider's id of the call (what a `tool` entry's `call_id` names).")
+    ] = None
+    args: Annotated[
+        Any,
+        doc(
+            "The arguments as recorded (an object, or the raw text when they did not parse); "
+            "past 4,000 characters of JSON, that text cut, ending `… (cut, N chars)`; a value "
+            "JSON cannot hold, its Python `repr`."
+        ),
+    ] = None
+    result: Annotated[
+        Any,
+        doc(
+            "What the tool returned, cut as `args` are; absent when not recorded, or when a "
+            "`tool` entry of the transcript carries it."
+        ),
+    ] = None
+
+
+class TranscriptEntry(_Sparse, kw_only=True):
+    """One message of a run, or one step of a run recorded as steps (a model call and the
+    tool calls it made)."""
+
+    role: Annotated[
+        str,
+        doc(
+            "`system`, `user`, `assistant`, `tool`, or the source's own role; `error` for the "
+            "last entry of a run that failed (its text: the failure, after its kind)."
+        ),
+    ]
+    text: Annotated[
+        str | None,
+        doc("What the entry says; past 8,000 characters, cut, ending `… (cut, N chars)`."),
+    ] = None
+    calls: Annotated[
+        list[TranscriptCall], doc("The tool calls an assistant entry made, in order.")
+    ] = []
+    call_id: Annotated[str | None, doc("A `tool` entry: the id of the call it answers.")] = None
+    turn: Annotated[
+        Count | None,
+        doc("The conversation turn, from 0 (a turn starts with a user message)."),
+    ] = None
+    node: Annotated[
+        str | None, doc("The agent or graph node that made this model call, when known.")
+    ] = None
+    tokens_in: Annotated[
+        Count | None, doc("Prompt tokens of this model call, when recorded.")
+    ] = None
+    tokens_out: Annotated[
+        Count | None, doc("Completion tokens of this model call, when recorded.")
+    ] = None
+    duration_ms: Annotated[
+        float | None, doc("Wall time of this model call, when recorded.")
+    ] = None
+
+
 class RunReport(_Sparse, kw_only=True):
     """A per-run report: `<run id>.json` in the reports directory."""
 
@@ -165,6 +228,24 @@ class RunReport(_Sparse, kw_only=True):
             "as `Benchmark.run` returns it (`task_id`, `repeat_idx`, `status`, `error`, "
             "`eval`, `traces`, `config`, `usage`, `task`); a `results.jsonl` line keeps "
             "`task_id`, `repeat_idx`, `status` and `error`."
+        ),
+    ] = None
+    transcript: Annotated[
+        list[TranscriptEntry] | None,
+        doc(
+            "The run as it happened, for reading why it failed: every message in order (or, "
+            "for a run recorded as steps, the question, each model call and the answer), with "
+            "its role, turn, tool calls with their arguments and results, and the usage of "
+            "each model call; a last `error` entry for a run that failed. At most 400 entries: "
+            "past that, the first 200 and the last 200 (`transcript_left_out` counts the "
+            "rest). Per-run reports only: a `results.jsonl` line leaves it out."
+        ),
+    ] = None
+    transcript_left_out: Annotated[
+        Count | None,
+        doc(
+            "Entries of the transcript left out between its first 200 and its last 200; "
+            "absent when none was."
         ),
     ] = None
 
