@@ -6,7 +6,10 @@ trajectory into a reports directory, renders the page from that directory, and o
 
 - file size (target < 20 MB);
 - first render: navigation start to the table's first rows visible (target < 2 s);
-- a filter click: click to the rows of that status shown (target < 0.3 s), median of repeats.
+- a filter click: click to the rows of that status shown (target < 0.3 s), median of repeats;
+- `assay view` of the same directory (its server in this process, on 127.0.0.1): first render,
+  navigation to the first rows visible (target < 1 s), and a run's detail, click to its
+  transcript shown, loaded from the server (target < 0.3 s), median of repeats.
 
 Run from the repository root: `python bench/html_bench.py` (`--runs`, `--seed`, `--repeat`;
 `--write` appends the figures as one JSON line to bench/results/html.jsonl, see record.py).
@@ -88,6 +91,44 @@ def measure(page_file: Path, repeat: int) -> tuple[float, list[float], int, floa
     return first, clicks, shown, search
 
 
+def measure_view(reports: Path, repeat: int) -> tuple[float, float, list[float]]:
+    """`assay view`: the server's start (s), the first rows visible (s) and each opened run's
+    transcript shown (s)."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    from assay.reports.html.serve import ReportServer
+
+    start = time.perf_counter()
+    server = ReportServer(load_reports(reports))
+    started = time.perf_counter() - start
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+            )
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(server.url, wait_until="commit")
+            page.wait_for_selector(ROWS, state="visible", timeout=60_000)
+            first = page.evaluate("performance.now()") / 1000
+            details = []
+            for n in range(repeat):
+                row = page.locator(ROWS).nth(n * 7 % 50)
+                start = time.perf_counter()
+                row.click()
+                page.wait_for_selector('[data-testid="transcript"]', state="visible")
+                details.append(time.perf_counter() - start)
+                page.keyboard.press("Escape")
+                page.wait_for_selector('[data-testid="case-detail"]', state="hidden")
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return started, first, details
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20_000)
@@ -110,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     render_s = time.perf_counter() - start
     first, clicks, shown, search = measure(page_file, args.repeat)
     click = statistics.median(clicks)
+    view_start, view_first, details = measure_view(reports, args.repeat)
+    detail = statistics.median(details)
     rows = [
         ("runs in the page", f"{len(loaded.results):,}", "", True),
         ("file size", f"{size / 1e6:.1f} MB", "< 20 MB", size < 20e6),
@@ -122,6 +165,15 @@ def main(argv: list[str] | None = None) -> int:
             click < 0.3,
         ),
         ("search of every run's id, scenario id and answer", f"{search:.3f} s", "", True),
+        ("assay view: server start (load_reports + page)", f"{view_start:.2f} s", "", True),
+        ("assay view: first render", f"{view_first:.2f} s", "< 1 s", view_first < 1),
+        (
+            f"assay view: a run's transcript (median of {len(details)}, worst "
+            f"{max(details):.3f} s)",
+            f"{detail:.3f} s",
+            "< 0.3 s",
+            detail < 0.3,
+        ),
     ]
     print("| Measure | Result | Target | |\n|---|---|---|---|")
     for name, value, target, ok in rows:

@@ -120,14 +120,16 @@ class Opened:
 
 @pytest.fixture
 def open_report(browser: Any) -> Iterator[Any]:
-    """Open a report file in a fresh page: `open_report(path) -> Opened`."""
+    """Open a report file (or an address) in a fresh page: `open_report(path) -> Opened`."""
     contexts: list[Any] = []
 
-    def opener(path: Path, **options: Any) -> Opened:
-        context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
+    def opener(path: Path | str, **options: Any) -> Opened:
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(**options)
         contexts.append(context)
         opened = Opened(context.new_page())
-        opened.page.goto(path.resolve().as_uri())
+        # A file, or an address (`assay view`'s).
+        opened.page.goto(path if isinstance(path, str) else path.resolve().as_uri())
         opened.page.wait_for_selector("html[data-ready]")
         return opened
 

@@ -71,11 +71,22 @@ def test_rows_filters_and_search(example_report: Any, open_report: Any) -> None:
 
 def test_summary_cards_show_the_aggregate(example_report: Any, open_report: Any) -> None:
     page_file, _ = example_report
-    summary = open_report(page_file).page.locator('[data-testid="summary"]')
+    page = open_report(page_file).page
+    summary = page.locator('[data-testid="summary"]')
     assert summary.locator('[data-card="runs read"] .value').text_content() == "11"
     assert summary.locator('[data-card="passed"] .value').text_content() == "5"
     assert summary.locator('[data-card="unscored"] .value').text_content() == "2 (1 partially)"
-    assert summary.locator('[data-card="pass rate"] .value').text_content() == "62.5 %"
+    # One pass rate, the one --fail-under checks, in the headline; no card repeats it.
+    headline = page.locator('[data-testid="headline"]')
+    assert headline.locator('[data-testid="pass-rate"]').text_content() == "62.5 %"
+    assert "what --fail-under checks" in (headline.text_content() or "")
+    assert page.locator('[data-card="pass rate"]').count() == 0
+    # The runs come right after the headline, before the totals and breakdowns.
+    order = page.evaluate(
+        "() => [...document.querySelectorAll('#app > section, #app > div > section')]"
+        ".map(s => s.dataset.testid || s.querySelector('h2')?.textContent)"
+    )
+    assert order[:3] == ["headline", "Runs", "Totals"], order
 
 
 def test_drill_down_key_table_and_aligned_trajectory(

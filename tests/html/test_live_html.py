@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from assay.evaluation import AgentEvaluator, EvalCase, HTMLReporter
+from assay.live.capture import tool
 from assay.reports.html._page_data import page_data
 from assay.reports.load import load_reports
 
@@ -42,8 +43,8 @@ def test_the_browser_shows_the_live_cards(live_reports: Path, tmp_path: Path,
         [EvalCase.single_turn("crash", "crash", expected_response="right")]
     )
     HTMLReporter(page_file).write(report)  # a report evaluated without a reports directory
-    summary = open_report(page_file).page.locator('[data-testid="summary"]')
-    assert summary.locator('[data-card="agent errors"] .value').text_content() == "1"
+    counts = open_report(page_file).page.locator('[data-testid="counts"]').text_content()
+    assert "1 agent errors" in (counts or "")
     page_file = tmp_path / "live.html"
     HTMLReporter(page_file).write(
         AgentEvaluator(_agent).evaluate_sync(
@@ -51,6 +52,50 @@ def test_the_browser_shows_the_live_cards(live_reports: Path, tmp_path: Path,
             reports_dir=tmp_path / "two",
         )
     )
-    summary = open_report(page_file).page.locator('[data-testid="summary"]')
-    assert summary.locator('[data-card="pass rate (all runs)"] .value').text_content() == "50.0 %"
-    assert summary.locator('[data-card="overall score"] .value').text_content() == "0.500"
+    page = open_report(page_file).page
+    # The one headline pass rate is the live one (every run counted), what --fail-under checks.
+    assert page.locator('[data-testid="pass-rate"]').text_content() == "50.0 %"
+    summary = page.locator('[data-testid="summary"]')
+    assert summary.locator('[data-card="mean score of every run"] .value').text_content() == (
+        "0.500"
+    )
+    breakdown = summary.locator('[data-card="breakdown: pass rate of the runs scored"] .value')
+    assert breakdown.text_content() == "50.0 %"
+
+
+@tool
+def lookup_weather(city: str) -> str:
+    """A tool the live agent calls, so that its transcript has a call and a result."""
+    return f"rain in {city}"
+
+
+async def _tool_agent(messages: list[dict[str, Any]]) -> str:
+    if messages[-1]["content"] == "crash":
+        raise RuntimeError("the weather service is down")
+    return "It is " + lookup_weather("Paris")
+
+
+def test_the_browser_shows_a_live_runs_transcript(tmp_path: Path, open_report: Any) -> None:
+    page_file = tmp_path / "live.html"
+    cases = [EvalCase.single_turn(n, n, expected_response="sunny") for n in ("weather", "crash")]
+    HTMLReporter(page_file).write(
+        AgentEvaluator(_tool_agent).evaluate_sync(cases, reports_dir=tmp_path / "out")
+    )
+    opened = open_report(page_file)
+    page = opened.page
+    page.locator('[data-testid="search"]').fill("weather")
+    page.locator('[data-testid="case-row"]').first.click()
+    transcript = page.locator('[data-testid="transcript"]')
+    roles = transcript.locator('[data-testid="entry"]').evaluate_all(
+        "items => items.map(i => i.dataset.role)")
+    assert roles[0] == "user" and "assistant" in roles
+    call = transcript.locator('[data-testid="tool-call"]').first
+    assert "lookup_weather" in (call.text_content() or "")
+    assert "rain in Paris" in (transcript.text_content() or "")
+    # The crashed run: its error closes the transcript, marked as one.
+    page.locator('[data-testid="search"]').fill("crash")
+    page.locator('[data-testid="case-row"]').first.click()
+    last = transcript.locator('[data-testid="entry"]').last
+    assert last.get_attribute("data-role") == "error"
+    assert "the weather service is down" in (last.text_content() or "")
+    assert opened.console == []

@@ -130,3 +130,12 @@ def test_to_report_is_json_ready() -> None:
         "action": "expand agent capabilities, adjust thresholds",
         "status": "raised",
     }
+
+
+def test_a_low_pass_rate_is_inconsistency_only_where_cases_were_repeated() -> None:
+    figures = {SCENARIO_PASS_RATE: 0.5}
+    once = [f for f in red_flags(figures, repeated=False) if f.raised]
+    repeated = [f for f in red_flags(figures, repeated=True) if f.raised]
+    assert [f.red_flag for f in once] == ["Low pass rate"]
+    assert [f.red_flag for f in repeated] == ["Inconsistent results"]
+    assert once[0].metric == repeated[0].metric == SCENARIO_PASS_RATE  # the same figure

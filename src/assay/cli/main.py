@@ -25,6 +25,7 @@ from assay.cli import rescore as rescore_command
 from assay.cli import run as run_command
 from assay.cli import schema as schema_command
 from assay.cli import scorers as scorers_command
+from assay.cli import view as view_command
 from assay.cli._parser import Parser
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
@@ -35,6 +36,7 @@ _SUBCOMMANDS = {
     "bench": bench_command,
     "rescore": rescore_command,
     "report": report_command,
+    "view": view_command,
     "compare": compare_command,
     "convert": convert_command,
     "cache": cache_command,

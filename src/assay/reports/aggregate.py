@@ -427,7 +427,11 @@ class SummaryBuilder:
         }
         by_scorer = {k: g.report() for k, g in self._by_scorer.items()}
         figures = self._red_flag_figures(totals["pass_rate"], means, by_scorer)
-        flags = [flag.to_report() for flag in red_flags(figures, self._thresholds)]
+        repeated = any(record[1] > 1 for record in self._repeats)
+        flags = [
+            flag.to_report()
+            for flag in red_flags(figures, self._thresholds, repeated=repeated)
+        ]
         return RunSummary(
             generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
             runners=sorted(self._runners),

@@ -8,6 +8,7 @@ the refactoring it suggests:
 | Tool confusion       | `tool_selection_accuracy` | < 0.80      | simplify tool descr. ... |
 | Context overflow     | `context_overflow_rate`   | > 0.05      | split into subagents ... |
 | Inconsistent results | `scenario_pass_rate`      | < 0.90      | add deterministic checks |
+| (Low pass rate: the same, where no case was run more than once)                          |
 | Slow responses       | `avg_latency_s`           | > 60        | optimise tool chains ... |
 | High escalation      | `escalation_rate`         | > 0.15      | expand capabilities ...  |
 
@@ -189,8 +190,21 @@ class RedFlag:
         }
 
 
+LOW_PASS_RATE = RedFlagRule(
+    SCENARIO_PASS_RATE,
+    "Low pass rate",
+    "below",
+    "review the failed runs, add deterministic checks",
+)
+"""The pass-rate rule where no case was run more than once: a low pass rate then says the
+agent fails, not that its results vary (which only repetitions can show)."""
+
+
 def red_flags(
-    figures: Mapping[str, float | None], thresholds: RedFlagThresholds | None = None
+    figures: Mapping[str, float | None],
+    thresholds: RedFlagThresholds | None = None,
+    *,
+    repeated: bool = True,
 ) -> list[RedFlag]:
     """The red flags `figures` raise, and the rules whose figure was not measured.
 
@@ -199,6 +213,13 @@ def red_flags(
             None, NaN, a missing key or a value that is not a number means "not measured".
         thresholds: Where each flag is raised (default: the table's thresholds). A rule whose
             threshold is None is skipped entirely.
+        repeated: Whether some case was run more than once; when none was, the pass-rate
+            flag is "Low pass rate" (`LOW_PASS_RATE`), not "Inconsistent results".
+
+    Example:
+        >>> [f.red_flag for f in red_flags({"scenario_pass_rate": 0.5}, repeated=False)
+        ...  if f.raised]
+        ['Low pass rate']
 
     Returns:
         One `RedFlag` per raised flag and per unmeasured figure, in the table's order; figures
@@ -207,6 +228,8 @@ def red_flags(
     limits = thresholds if thresholds is not None else RedFlagThresholds()
     flags: list[RedFlag] = []
     for rule in RULES:
+        if rule.metric == SCENARIO_PASS_RATE and not repeated:
+            rule = LOW_PASS_RATE
         threshold = getattr(limits, rule.metric)
         if threshold is None:
             continue

@@ -43,6 +43,14 @@ class Limits:
     cases: int = 1000
     """Cases in the table of repeated runs (flaky cases first)."""
 
+    transcript_text: int = 4000
+    """Characters of a message in a transcript (a call's arguments or result: `text`)."""
+
+    transcripts: int = 8_000_000
+    """Characters of transcripts a static page carries in all: those of failed and errored
+    runs, in the order of the runs, while they fit; a run left out says so (`assay view`
+    shows every transcript, loaded when its run is opened)."""
+
 
 _UNSAFE = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\x00]")
 """Characters shown as escapes: bidirectional controls (they reorder the text around them, so
@@ -377,6 +385,72 @@ def run_data(
     }
 
 
+def transcript_data(report: dict[str, Any] | None, limits: Limits) -> list[list[Any]] | None:
+    r"""A run's transcript as the page holds it (None: the report has none): an entry per
+    message or step, `[role, text, calls, call id, turn, node, tokens in, tokens out,
+    duration ms]`, a call `[name, arguments, result, id]` with arguments and results as
+    pretty-printed JSON text (`None`: not recorded); an entry `["cut", N]` stands for the N
+    entries the report left out.
+
+    Example:
+        >>> transcript_data({"transcript": [{"role": "user", "text": "2+2?"}, {"role":
+        ...     "assistant", "calls": [{"name": "add", "args": {"a": 2}, "result": 4}]}]},
+        ...     Limits())[1][2]
+        [['add', '{\n  "a": 2\n}', '4', None]]
+    """
+    entries = report.get("transcript") if isinstance(report, dict) else None
+    if not isinstance(entries, list):
+        return None
+    n, short = limits.transcript_text, limits.text
+    out: list[list[Any]] = []
+    left_out = report.get("transcript_left_out") if isinstance(report, dict) else None
+    half = len(entries) // 2 if isinstance(left_out, int) and left_out > 0 else None
+    for index, entry in enumerate(entries):
+        if index == half:
+            out.append(["cut", left_out])
+        if not isinstance(entry, dict):
+            continue
+        calls = entry.get("calls")
+        out.append([
+            text(entry.get("role"), 40),
+            _opt(entry.get("text"), n),
+            [
+                [text(c.get("name"), short), _pretty(c.get("args"), n),
+                 _pretty(c.get("result"), n), _opt(c.get("id"), short)]
+                for c in (calls if isinstance(calls, list) else [])
+                if isinstance(c, dict)
+            ],
+            _opt(entry.get("call_id"), short),
+            _num(entry.get("turn")),
+            _opt(entry.get("node"), short),
+            _num(entry.get("tokens_in")),
+            _num(entry.get("tokens_out")),
+            _short(entry.get("duration_ms")),
+        ])
+    return out
+
+
+def _pretty(value: Any, limit: int) -> str | None:
+    """A call's arguments or result as page text: JSON indented (a string that holds JSON
+    too), else the text as it is."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "[") and len(stripped) <= 64 * limit:
+            try:
+                value = orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                return text(value, limit)
+        else:
+            return text(value, limit)
+    try:
+        shown = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return text(value, limit)
+    return text(shown.decode(), limit)
+
+
 def _repeat(value: Any) -> int | None:
     """A run's repeat number, or None when it has none (or what it has is not one)."""
     return value if type(value) is int and 1 <= value <= 2**53 else None
@@ -565,8 +639,12 @@ def _histogram(runs: list[dict[str, Any]]) -> list[int]:
     return bins
 
 
-def page_data(loaded: LoadedReports, limits: Limits | None = None) -> dict[str, Any]:
-    """Everything the page shows, from a loaded reports directory.
+def page_data(
+    loaded: LoadedReports, limits: Limits | None = None, *, lazy: bool = False
+) -> dict[str, Any]:
+    """Everything the page shows, from a loaded reports directory: with the transcripts of
+    failed and errored runs while they fit `Limits.transcripts`; with `lazy` (`assay view`),
+    none, each loaded when its run is opened.
 
     Example:
         >>> import tempfile
@@ -584,10 +662,24 @@ def page_data(loaded: LoadedReports, limits: Limits | None = None) -> dict[str, 
     """
     chosen = limits or Limits()
     pool = Pool()
-    runs = [run_data(line, chosen, loaded.run_report(line), pool) for line in loaded.results]
+    runs = []
+    budget = chosen.transcripts
+    for line in loaded.results:
+        report = loaded.run_report(line)
+        run = run_data(line, chosen, report, pool)
+        if run["st"] in ("failed", "error") and budget > 0 and not lazy:
+            transcript = transcript_data(report, chosen)
+            size = 0 if transcript is None else len(orjson.dumps(transcript))
+            if transcript is not None and size <= budget:
+                run["tr"] = transcript
+                budget -= size
+            elif transcript is not None:
+                budget = 0  # the rest are left out too: the page says so from here on
+        runs.append(run)
     return {
         "summary": _summary(loaded, chosen),
         "runs": runs,
+        "lazy": lazy,
         "strings": pool.strings,
         "histogram": _histogram(runs),
         "limits": {"answer": chosen.answer, "text": chosen.text, "rows": chosen.rows},

@@ -42,7 +42,8 @@
         return el("td", { text: show(cell), cls: numeric && numeric[i] ? "num" : "" });
       }));
     }));
-    return el("table", null, [el("thead", null, [tr]), body]);
+    // In a box that scrolls sideways: a wide table never widens the page (a phone's 420 px).
+    return el("div", { cls: "wide" }, [el("table", null, [el("thead", null, [tr]), body])]);
   }
   function section(title, children) {
     return el("section", null, [el("h2", { text: title })].concat(children));
@@ -70,46 +71,54 @@
     toggle
   ]));
 
-  // Summary cards.
+  // The headline: the one pass rate `--fail-under` checks, and the counts. Everything else
+  // comes after the runs, labelled as what it is.
+  var L = S.live;  // null unless the runs were made by `assay run`
+  var R = S.repeats;  // null unless the runs were repetitions of live runs
   var judgeCost = S.judge.reduce(function (sum, j) { return sum + (j[2] || 0); }, 0);
+  var counts = [show(t.passed) + " passed", show(t.failed) + " failed",
+    show(t.unscored) + " unscored", show(t.errors) + " errors"];
+  if (L) {
+    counts.push(show(L.errors.agent_error) + " agent errors", show(L.errors.timeout) +
+      " timeouts");
+    if (L.errors.infrastructure_error) {
+      counts.push(show(L.errors.infrastructure_error) + " infrastructure errors");
+    }
+  }
+  counts.push(show(t.runs_read) + " runs read");
+  app.appendChild(el("section", { "data-testid": "headline", cls: "headline" }, [
+    el("span", { cls: "rate", "data-testid": "pass-rate", text: pct(L ? L.pass_rate :
+      t.pass_rate) }),
+    el("span", { cls: "muted", text: L ? "pass rate: passed of every run, a run whose agent " +
+      "failed included (what --fail-under checks)" : "pass rate: passed of the runs scored " +
+      "(what --fail-under checks)" }),
+    el("span", { "data-testid": "counts", text: counts.join(" · ") })
+  ]));
+  var more = el("div", { "data-testid": "more" });
   var cards = [
     ["runs read", show(t.runs_read)], ["scored", show(t.scored)], ["passed", show(t.passed)],
     ["failed", show(t.failed)],
     ["unscored", show(t.unscored) + (t.partially_scored ? " (" + t.partially_scored +
       " partially)" : "")],
-    ["errors", show(t.errors)], ["skipped", show(t.skipped)], ["pass rate", pct(t.pass_rate)],
+    ["errors", show(t.errors)], ["skipped", show(t.skipped)],
     ["agent cost", usd(S.ops.est_cost_usd_total)],
     ["judge cost", !S.judge.length ? "—" : usd(judgeCost) +
       (S.judge.some(function (j) { return j[2] === null; }) ? " + unpriced" : "")]
   ];
-  var L = S.live;  // null unless the runs were made by `assay run`
   if (L) {
-    cards.push(["pass rate (all runs)", pct(L.pass_rate)]);
-    cards.push(["overall score", L.overall_score === null ? "—" : L.overall_score.toFixed(3)]);
-    cards.push(["agent errors", show(L.errors.agent_error)]);
-    cards.push(["timeouts", show(L.errors.timeout)]);
-    if (L.errors.infrastructure_error) {
-      cards.push(["infrastructure errors", show(L.errors.infrastructure_error)]);
-    }
+    cards.push(["breakdown: pass rate of the runs scored", pct(t.pass_rate)]);
+    cards.push(["mean score of every run", L.overall_score === null ? "—" :
+      L.overall_score.toFixed(3)]);
   }
-  var R = S.repeats;  // null unless the runs were repetitions of live runs
-  function kRow(k) {
-    for (var i = 0; i < R.k.length; i++) if (R.k[i][0] === k) return R.k[i];
-    return [k, null, null];
-  }
-  if (R) {
-    cards.push(["pass@1", pct(kRow(1)[1])]);
-    if (R.n !== 1) cards.push(["pass^" + R.n, pct(kRow(R.n)[2])]);
-    cards.push(["flaky cases", show(R.flaky_count)]);
-  }
-  app.appendChild(el("section", { "data-testid": "summary", cls: "cards" }, cards.map(function (c) {
-    return el("div", { cls: "card", "data-card": c[0] }, [
-      el("div", { cls: "value", text: c[1] }), el("div", { cls: "label", text: c[0] })]);
-  })));
+  more.appendChild(section("Totals", [el("div", { "data-testid": "summary", cls: "cards" },
+    cards.map(function (c) {
+      return el("div", { cls: "card", "data-card": c[0] }, [
+        el("div", { cls: "value", text: c[1] }), el("div", { cls: "label", text: c[0] })]);
+    }))]));
 
   // Red flags and what was not scored.
   if (S.flags.length) {
-    app.appendChild(section("Red flags", [table(
+    more.appendChild(section("Red flags", [table(
       ["red flag", "metric", "value", "threshold", "status", "action"],
       S.flags.map(function (f) {
         return [f[0], f[1], f[2] === null ? "—" : f[2].toFixed(3), f[3] + " " + show(f[4]),
@@ -130,7 +139,7 @@
         " line(s) of results.jsonl are not results (not in the table below)" }));
       parts.push(table(["line", "reason"], S.line_problems));
     }
-    app.appendChild(section("Inputs not scored", parts));
+    more.appendChild(section("Inputs not scored", parts));
   }
 
   // Repeated runs: pass@k and pass^k, and each case's repetitions.
@@ -160,7 +169,7 @@
       repeatParts.push(el("div", { cls: "muted", text: "… " + (R.case_count - R.cases.length) +
         " more cases (the aggregate lists them all)" }));
     }
-    app.appendChild(section("Repetitions", repeatParts));
+    more.appendChild(section("Repetitions", repeatParts));
   }
 
   // Breakdowns.
@@ -172,14 +181,14 @@
     });
   }
   var numeric = [false, true, true, true, true, true, true, true];
-  app.appendChild(section("By scorer", [table(["scorer"].concat(groupHead),
+  more.appendChild(section("By scorer", [table(["scorer"].concat(groupHead),
     groupRows(S.by_scorer), numeric)]));
-  app.appendChild(section("Runner × model", [table(
+  more.appendChild(section("Runner × model", [table(
     ["runner", "model", "scored", "passed", "pass rate", "mean score"],
     S.by_runner_model.map(function (g) {
       return [g[0], g[1], g[2], g[3], pct(g[4]), num(g[5], 3)];
     }), [false, false, true, true, true, true])]));
-  app.appendChild(section("By scenario type", [table(["scenario type"].concat(groupHead),
+  more.appendChild(section("By scenario type", [table(["scenario type"].concat(groupHead),
     groupRows(S.by_type), numeric)]));
 
   // Charts, drawn as inline SVG.
@@ -190,7 +199,9 @@
     labels.forEach(function (label, i) {
       var y = 5 + i * rowH, v = values[i];
       var shown = label.length > 28 ? label.slice(0, 27) + "…" : label;
-      box.appendChild(svg("text", { x: labelW - 6, y: y + 14, "text-anchor": "end", text: shown }));
+      var name = svg("text", { x: labelW - 6, y: y + 14, "text-anchor": "end", text: shown });
+      if (shown !== label) name.appendChild(svg("title", { text: label }));  // the whole name
+      box.appendChild(name);
       var width = v === null ? 0 : Math.max(0, (w - labelW - 70) * v / (maxValue || 1));
       box.appendChild(svg("rect", { x: labelW, y: y + 3, width: width, height: rowH - 8,
         "class": "bar" }));
@@ -217,7 +228,7 @@
     });
     return el("div", { cls: "chart" }, [el("h3", { text: title }), box]);
   }
-  app.appendChild(section("Charts", [el("div", { cls: "charts" }, [
+  more.appendChild(section("Charts", [el("div", { cls: "charts" }, [
     histogram("Score distribution (runs with a score)", DATA.histogram),
     barChart("Pass rate by runner | model", S.by_runner_model.map(function (g) {
       return g[0] + (g[1] === null ? "" : " | " + g[1]);
@@ -227,11 +238,11 @@
   ])]));
 
   // The table of runs: filters, search, sorting and paging.
-  var counts = { all: RUNS.length, passed: 0, failed: 0, unscored: 0, error: 0 };
-  RUNS.forEach(function (r) { counts[r.st] += 1; });
+  var byStatus = { all: RUNS.length, passed: 0, failed: 0, unscored: 0, error: 0 };
+  RUNS.forEach(function (r) { byStatus[r.st] += 1; });
   var filters = ["all", "passed", "failed", "unscored", "error"].map(function (s) {
     var b = el("button", { type: "button", "data-testid": "status-filter", "data-status": s,
-      "aria-pressed": s === "all" ? "true" : "false", text: s + " (" + counts[s] + ")" });
+      "aria-pressed": s === "all" ? "true" : "false", text: s + " (" + byStatus[s] + ")" });
     b.addEventListener("click", function () {
       state.status = s; state.page = 0;
       filters.forEach(function (f) { f.setAttribute("aria-pressed", f === b ? "true" : "false"); });
@@ -256,8 +267,14 @@
     ["cost", function (r) { return r.o[2] === null ? -1 : r.o[2]; }],
     ["rationale", null]
   ];
-  // Offline evaluations have no repetitions: no repeat column.
+  // Offline evaluations have no repetitions: no repeat column. With repetitions, a case's
+  // runs stand together (by scenario, then repeat) until a column is chosen.
   if (!repeated) columns.splice(2, 1);
+  var byCase = function (a, b) {
+    var x = RUNS[a], y = RUNS[b];
+    if (x.s !== y.s) return x.s < y.s ? -1 : 1;
+    return (x.p || 0) - (y.p || 0) || a - b;
+  };
   var headRow = el("tr", null, columns.map(function (c, i) {
     var th = el("th", { text: c[0], cls: c[1] ? "sortable" : "" });
     if (c[1]) {
@@ -276,13 +293,18 @@
   next.addEventListener("click", function () {
     if ((state.page + 1) * PAGE < state.view.length) { state.page += 1; draw(); }
   });
-  var detail = el("section", { "data-testid": "case-detail", cls: "detail", hidden: "" });
+  // The drill-down: a panel beside the table, with its own address (#run=N), so that the
+  // back button and Escape close it and a link opens it.
+  var detail = el("aside", { "data-testid": "case-detail", cls: "panel", role: "dialog",
+    "aria-label": "run detail", hidden: "" });
   app.appendChild(section("Runs", [
     el("div", { cls: "toolbar" }, filters.concat([search])),
-    el("table", { "data-testid": "runs-table" }, [el("thead", null, [headRow]), tbody]),
-    el("div", { cls: "pager" }, [prev, pageInfo, next]),
-    detail
+    el("div", { cls: "wide" }, [
+      el("table", { "data-testid": "runs-table" }, [el("thead", null, [headRow]), tbody])]),
+    el("div", { cls: "pager" }, [prev, pageInfo, next])
   ]));
+  app.appendChild(more);
+  app.appendChild(detail);
 
   var haystacks = null;
   function haystack(i) {
@@ -306,6 +328,8 @@
         var x = key(RUNS[a]), y = key(RUNS[b]);
         return (x < y ? -1 : x > y ? 1 : a - b) * sign;
       });
+    } else if (repeated) {
+      view.sort(byCase);
     }
     state.view = view;
     draw();
@@ -322,7 +346,8 @@
   }
   function row(index) {
     var r = RUNS[index];
-    var tr = el("tr", { "data-testid": "case-row", "data-status": r.st }, [
+    var tr = el("tr", { "data-testid": "case-row", "data-status": r.st,
+      "data-index": String(index) }, [
       el("td", { text: show(r.i) }), el("td", { text: r.s }),
       repeated ? el("td", { cls: "num", "data-testid": "repeat", text: show(r.p) }) : null,
       el("td", { cls: "status s-" + r.st, text: r.st + (r.ps ? " (partially scored)" : "") }),
@@ -335,12 +360,7 @@
     tr.addEventListener("keydown", function (event) {
       if (event.key === "Enter") tr.click();
     });
-    tr.addEventListener("click", function () {
-      var old = tbody.querySelector("tr.selected");
-      if (old) old.classList.remove("selected");
-      tr.classList.add("selected");
-      showDetail(r);
-    });
+    tr.addEventListener("click", function () { openRun(index); });
     return tr;
   }
 
@@ -442,11 +462,18 @@
       (sc.k || []).forEach(function (k) { if (k[3] !== "extra") gold.push([k[0], k[1]]); });
     });
     var o = r.o;
+    var combined = r.sc.length > 1;
+    var heading = el("h2", { id: "detail-title", tabindex: "-1",
+      text: "run " + show(r.i) + " — scenario " + r.s });
+    var close = el("button", { type: "button", cls: "close", "data-testid": "detail-close",
+      "aria-label": "close the run detail", text: "✕ close" });
+    close.addEventListener("click", closeRun);
     var parts = [
-      el("h2", { text: "run " + show(r.i) + " — scenario " + r.s }),
+      el("div", { cls: "panel-head" }, [heading, close]),
       el("div", null, [el("span", { cls: "status s-" + r.st, text: r.st }),
         el("span", { text: (r.p === null ? "" : " repeat " + r.p + " ·") +
-          " score " + num(r.v, 3) + " · runner " + show(r.r) + " · model " +
+          (combined ? " combined score of " + r.sc.length + " scorers " : " score ") +
+          num(r.v, 3) + " · runner " + show(r.r) + " · model " +
           show(r.m) + " · scenario type " + show(r.t) + " · report " + show(r.f) })]),
       r.why ? el("div", { cls: "pre", text: r.why }) : null,
       r.nr ? el("div", { cls: "muted", "data-testid": "no-run-report",
@@ -467,11 +494,129 @@
         show(o[0]), show(o[1]), usd(o[2]), o[3] === null ? "—" : (o[3] / 1000).toFixed(2) + " s",
         show(o[4]), show(o[5])]], [true, true, true, true, true, true])
     ];
+    var conversation = el("div", { "data-testid": "transcript-part" });
+    parts.push(el("h3", { text: "transcript" }), conversation);
+    fillTranscript(conversation, r);
+    parts.push(el("h3", { text: combined ? "verdicts (each scorer's own; the run's score " +
+      "combines them)" : "verdict" }));
     r.sc.forEach(function (sc) { parts.push(scorerPart(sc)); });
     detail.replaceChildren.apply(detail, parts.filter(Boolean));
     detail.hidden = false;
+    document.body.classList.add("panel-open");
+    heading.focus();
   }
 
+  // The transcript of a run: in the page (failed and errored runs, within its budget), or
+  // loaded from `assay view` when the run is opened.
+  function fillTranscript(box, r) {
+    if (r.tr) { box.replaceChildren(transcript(r.tr)); return; }
+    if (DATA.lazy) {
+      box.replaceChildren(el("div", { cls: "muted", text: "loading…" }));
+      fetch("api/run/" + RUNS.indexOf(r)).then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.json();
+      }).then(function (found) {
+        r.tr = found.tr;
+        box.replaceChildren(r.tr ? transcript(r.tr) : el("div", { cls: "muted",
+          text: "the run's report holds no transcript" }));
+      }).catch(function (err) {
+        box.replaceChildren(el("div", { cls: "muted", text: "the transcript could not be " +
+          "loaded: " + String(err && err.message || err) }));
+      });
+      return;
+    }
+    box.replaceChildren(el("div", { cls: "muted", "data-testid": "no-transcript",
+      text: r.st === "failed" || r.st === "error" ?
+        "this page left the transcript out (its transcripts reached the page's size " +
+        "budget); assay view shows every run's transcript" :
+        "a static page keeps the transcripts of failed and errored runs only; assay view " +
+        "shows every run's" }));
+  }
+  var FOLD = 1200;
+  function folded(value, testid) {
+    var box = el("div", { cls: "pre", "data-testid": testid || "text" });
+    if (value.length <= FOLD) { box.textContent = value; return box; }
+    box.textContent = value.slice(0, FOLD) + "…";
+    var unfold = el("button", { type: "button", cls: "unfold",
+      text: "show all " + value.length + " characters" });
+    unfold.addEventListener("click", function () { box.textContent = value; unfold.remove(); });
+    return el("div", null, [box, unfold]);
+  }
+  function callPart(c) {
+    return el("div", { cls: "call", "data-testid": "tool-call" }, [
+      el("div", { cls: "call-name", text: "calls " + c[0] + (c[3] ? " (" + c[3] + ")" : "") }),
+      c[1] !== null ? el("div", null, [el("div", { cls: "muted", text: "arguments" }),
+        folded(c[1], "call-args")]) : null,
+      c[2] !== null ? el("div", null, [el("div", { cls: "muted", text: "result" }),
+        folded(c[2], "call-result")]) : null
+    ]);
+  }
+  function transcript(entries) {
+    var list = el("ol", { cls: "transcript", "data-testid": "transcript" });
+    var turn = null;
+    entries.forEach(function (e) {
+      if (e[0] === "cut") {
+        list.appendChild(el("li", { cls: "cut muted", text: "… " + e[1] +
+          " entries left out (the report keeps the first and the last)" }));
+        return;
+      }
+      if (e[4] !== null && e[4] !== turn) {
+        turn = e[4];
+        list.appendChild(el("li", { cls: "turn", "data-testid": "turn",
+          text: "turn " + (turn + 1) }));
+      }
+      var meta = [e[0]];
+      if (e[5]) meta.push(e[5]);
+      if (e[3]) meta.push("result of " + e[3]);
+      if (e[6] !== null || e[7] !== null) {
+        meta.push(show(e[6]) + " tokens in, " + show(e[7]) + " out");
+      }
+      if (e[8] !== null) meta.push((e[8] / 1000).toFixed(2) + " s");
+      list.appendChild(el("li", { cls: "entry", "data-testid": "entry", "data-role": e[0] },
+        [el("div", { cls: "meta", text: meta.join(" · ") }),
+          e[1] !== null ? folded(e[1]) : null].concat(e[2].map(callPart))));
+    });
+    return list;
+  }
+
+  // Opening and closing the panel goes through the address: #run=N.
+  var opener = null;
+  function openRun(index) {
+    opener = index;
+    if (location.hash !== "#run=" + index) location.hash = "run=" + index;
+    else route();
+  }
+  function closeRun() {
+    if (/^#run=/.test(location.hash)) {
+      if (opener !== null) history.back();
+      else history.replaceState(null, "", location.pathname + location.search);
+    }
+    opener = null;
+    hideDetail();
+  }
+  function hideDetail() {
+    if (detail.hidden) return;
+    detail.hidden = true;
+    document.body.classList.remove("panel-open");
+    var old = tbody.querySelector("tr.selected");
+    if (old) { old.classList.remove("selected"); old.focus(); }
+  }
+  function route() {
+    var found = /^#run=(\d+)$/.exec(location.hash);
+    var index = found ? Number(found[1]) : -1;
+    if (index < 0 || index >= RUNS.length) { hideDetail(); return; }
+    var old = tbody.querySelector("tr.selected");
+    if (old) old.classList.remove("selected");
+    var row = tbody.querySelector('tr[data-index="' + index + '"]');
+    if (row) row.classList.add("selected");
+    showDetail(RUNS[index]);
+  }
+  window.addEventListener("hashchange", route);
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && !detail.hidden) { event.preventDefault(); closeRun(); }
+  });
+
   refresh();
+  route();
   document.documentElement.setAttribute("data-ready", "1");
 })();

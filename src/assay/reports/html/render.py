@@ -19,8 +19,11 @@ from assay.reports.load import LoadedReports
 __all__ = ["Limits", "embed_json", "render_html", "write_html"]
 
 
-def render_html(loaded: LoadedReports, limits: Limits | None = None) -> str:
-    """The report page of a loaded reports directory.
+def render_html(
+    loaded: LoadedReports, limits: Limits | None = None, *, lazy: bool = False
+) -> str:
+    """The report page of a loaded reports directory; with `lazy` (`assay view`), without
+    transcripts, which the page loads from its server when a run is opened.
 
     Example:
         >>> import tempfile
@@ -36,8 +39,9 @@ def render_html(loaded: LoadedReports, limits: Limits | None = None) -> str:
         >>> page.startswith("<!DOCTYPE html>"), "default-src 'none'" in page
         (True, True)
     """
-    data = page_data(loaded, limits)
-    return html_page("assay report", asset("page.css"), asset("dom.js") + asset("page.js"), data)
+    data = page_data(loaded, limits, lazy=lazy)
+    script = asset("dom.js") + asset("page.js")
+    return html_page("assay report", asset("page.css"), script, data, connect=lazy)
 
 
 def write_html(loaded: LoadedReports, path: Path, limits: Limits | None = None) -> int:

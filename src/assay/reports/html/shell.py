@@ -58,11 +58,14 @@ def _sha256(source: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode()
 
 
-def html_page(title: str, style: str, script: str, data: object) -> str:
+def html_page(
+    title: str, style: str, script: str, data: object, *, connect: bool = False
+) -> str:
     """A self-contained page: `style` and `script` inline (the only ones its policy allows),
     `data` as JSON in `<script type="application/json" id="assay-data">` for the script to
     read, and an empty `<div id="app">` for it to fill. `title` is written as is: a constant,
-    never data.
+    never data. With `connect`, the script may fetch from the page's own origin (`assay
+    view`'s runs, loaded when opened), and from nowhere else.
 
     Example:
         >>> html_page("assay report", "", "", []).splitlines()[0]
@@ -71,6 +74,7 @@ def html_page(title: str, style: str, script: str, data: object) -> str:
     policy = (
         f"default-src 'none'; style-src '{_sha256(style)}'; script-src '{_sha256(script)}'; "
         "img-src 'none'; base-uri 'none'; form-action 'none'"
+        + ("; connect-src 'self'" if connect else "")
     )
     return (
         "<!DOCTYPE html>\n"

@@ -1,0 +1,89 @@
+"""`assay view`'s server: it answers this machine only, by its own name, with the page and
+each run's transcript, and nothing else; and the command's errors."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from _cli import assay, explain
+from assay.reports.html.serve import ReportServer
+from assay.reports.load import load_reports
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("view")
+    runs = [{"run_id": f"r{i}", "scenario_id": "1", "messages": [
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": str(3 + i)}]} for i in range(3)]
+    (root / "runs.jsonl").write_text("\n".join(json.dumps(r) for r in runs) + "\n")
+    (root / "s.json").write_text('[{"id": "1", "expected_answer": "4"}]')
+    proc = assay("evaluate", "--trajectories", "runs.jsonl", "--scenarios", "s.json",
+                 "--reports-dir", "out", "-q", cwd=root)
+    assert proc.returncode in (0, 1), explain(proc)
+    return root / "out"
+
+
+@pytest.fixture
+def server(reports: Path) -> Iterator[ReportServer]:
+    running = ReportServer(load_reports(reports))
+    threading.Thread(target=running.serve_forever, daemon=True).start()
+    yield running
+    running.shutdown()
+    running.server_close()
+
+
+def _get(server: ReportServer, path: str, host: str | None = None) -> tuple[int, bytes, str]:
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest("GET", path, skip_host=True)
+    connection.putheader("Host", host or f"127.0.0.1:{port}")
+    connection.endheaders()
+    reply = connection.getresponse()
+    body = reply.read()
+    connection.close()
+    return reply.status, body, reply.getheader("Content-Type") or ""
+
+
+def test_the_page_and_each_runs_transcript(server: ReportServer) -> None:
+    status, page, kind = _get(server, "/")
+    assert status == 200 and kind.startswith("text/html")
+    assert b"connect-src 'self'" in page  # the page may fetch its runs, from here only
+    assert b'"lazy":true' in page
+    status, body, kind = _get(server, "/api/run/1")
+    assert status == 200 and kind == "application/json"
+    roles = [entry[0] for entry in json.loads(body)["tr"]]
+    assert roles == ["user", "assistant"]
+
+
+@pytest.mark.parametrize("path", ["/api/run/3", "/api/run/-1", "/api/run/x", "/../etc/passwd",
+                                  "/out/_aggregate.json", "/results.jsonl"])
+def test_nothing_else_is_served(server: ReportServer, path: str) -> None:
+    assert _get(server, path)[0] == 404
+
+
+def test_another_hosts_name_is_refused(server: ReportServer) -> None:
+    # A page of another site whose name was pointed at 127.0.0.1 (DNS rebinding).
+    assert _get(server, "/", host="evil.example:80")[0] == 403
+    assert _get(server, "/api/run/0", host=f"evil.example:{server.server_address[1]}")[0] == 403
+    assert _get(server, "/", host=f"localhost:{server.server_address[1]}")[0] == 200
+
+
+@pytest.mark.slow
+def test_view_says_what_is_wrong(reports: Path, tmp_path: Path) -> None:
+    proc = assay("view", tmp_path / "nothing-here", "--no-browser", cwd=tmp_path)
+    assert proc.returncode == 3, explain(proc)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = assay("view", reports, "--no-browser", "--port", str(port), cwd=tmp_path)
+    assert proc.returncode == 2, explain(proc)
+    assert f"--port {port}" in proc.stderr
