@@ -41,6 +41,8 @@ def markdown() -> MarkdownIt:
     try:
         parser = MarkdownIt("gfm-like")
     except ModuleNotFoundError:  # linkify-it-py, for the autolinks, is not installed
+        parser = None
+    if parser is None or parser.linkify is None:  # (some versions say so this way)
         return MarkdownIt("commonmark").enable(["table", "strikethrough"])
     # GitHub links `www.` and `scheme://` only: neither bare domains nor `//host`.
     parser.linkify.set({"fuzzy_link": False})
