@@ -85,3 +85,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "reports_not_validated: the test leaves reports broken on purpose"
     )
+
+
+@pytest.fixture(autouse=True)
+def _not_a_github_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests run as if not in a GitHub Actions job, wherever they run: a command under
+    test must not append to the job's real summary, nor print annotations for it, because CI
+    happens to be GitHub's. The tests of `--github` set the variables themselves."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)

@@ -11,6 +11,7 @@ from typing import Any
 from assay._signals import exit_code_of
 from assay._text import path_text
 from assay.cli._fail_under import add_fail_under, fail_under_exit
+from assay.cli._github import add_github_arguments, github_output
 from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
 from assay.exit_codes import ExitCode
@@ -92,6 +93,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
+    add_github_arguments(parser)
     from assay.cli._criteria import add_judge_arguments
 
     add_judge_arguments(parser)
@@ -168,6 +170,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     assert summary is not None  # written by every run into a reports directory
     if not args.quiet:
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+    github_output(args, "assay bench", args.reports_dir)
     failed = write_outputs(args.reports_dir, junit=args.junit, html=args.html)
     if failed is not None:
         return failed

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from assay.cli._github import add_github_arguments, github_output
 from assay.cli._verbosity import add_verbosity
 from assay.exit_codes import ExitCode
 
@@ -101,6 +102,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         quiet="print nothing but errors (the files asked for are still written, and the exit "
         "code still says a significant regression with --fail-on-regression)",
     )
+    add_github_arguments(parser)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -163,6 +165,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return ExitCode.INPUT_ERROR
     if not args.quiet:
         print_comparison(comparison, verbose=args.verbose)
+    github_output(args, "assay compare", after, comparison)
     if args.fail_on_regression and comparison["verdict"] == "regressed":
         regressed = [
             name

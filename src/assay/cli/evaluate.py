@@ -17,6 +17,7 @@ from assay.cli._criteria import (
     checks_of,
 )
 from assay.cli._fail_under import add_fail_under, fail_under_exit
+from assay.cli._github import add_github_arguments, github_output
 from assay.cli._types import size
 from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
@@ -122,6 +123,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
+    add_github_arguments(parser)
     add_workers_argument(parser)
     parser.add_argument(
         "--max-file-size",
@@ -308,6 +310,7 @@ def _evaluate_and_report(
     if not args.quiet:
         # Paths are shown as in the reports (a name that is not UTF-8 with `\xNN` escapes).
         print_summary(summary, Path(path_text(args.reports_dir)), verbose=args.verbose)
+    github_output(args, "assay evaluate", args.reports_dir)
     failed = write_outputs(args.reports_dir, junit=args.junit, html=args.html)
     if failed is not None:
         return failed

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.cli._fail_under import add_fail_under, below_fail_under
+from assay.cli._github import add_github_arguments, github_output
 from assay.cli._verbosity import add_verbosity
 from assay.exit_codes import ExitCode
 
@@ -59,6 +60,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write the report as one self-contained HTML page",
     )
+    add_github_arguments(parser)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -78,6 +80,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return ExitCode.INPUT_ERROR
     if not args.quiet:
         print_summary(loaded.summary, loaded.directory, verbose=args.verbose)
+    github_output(args, "assay report", loaded)
     if args.html is not None and not write_html_report(loaded, args.html):
         return ExitCode.INPUT_ERROR
     if loaded.problems and not args.quiet:

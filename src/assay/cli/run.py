@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from assay._signals import exit_code_of
 from assay._text import path_text
 from assay.cli._fail_under import add_fail_under, fail_under_exit
+from assay.cli._github import add_github_arguments, github_output
 from assay.cli._types import seconds, size, whole
 from assay.cli._verbosity import add_verbosity
 from assay.cli.messages import error
@@ -30,8 +31,9 @@ AGENT is module:attribute or path/to/file.py:attribute naming a sync or async fu
 takes the conversation's messages and returns the reply (text, or a dict with content and
 the turn's messages), a LangGraph graph or LangChain runnable (with langchain-core and
 langgraph installed), or an assay ToolAgent. EVALSET is a JSON or JSONL file of cases
-(eval_id, user_query or turns, expected_response, expected_tools, expected_trajectory), or
-a Google ADK eval set. Without
+(eval_id, user_query or turns, expected_response, expected_tools, expected_trajectory), a
+CSV file with a header row (eval_id, user_query, expected_response, expected_tools as names
+separated by ; or |; other columns kept as metadata), or a Google ADK eval set. Without
 --config, the criteria follow from what the cases expect.
 """
 
@@ -39,6 +41,7 @@ EPILOG = """examples:
   assay run examples/agents/agent.py:agent examples/agents/evalset.jsonl --timeout 2
   assay run my_agent:graph cases.jsonl --concurrency 16 --repeat 5 --reports-dir reports/
   assay run my_agent:graph cases.jsonl --reports-dir reports/ --resume
+  assay run my_agent:graph cases.csv --reports-dir reports/
   assay run my_agent:graph cases.jsonl --executor ray --ray-address 127.0.0.1:6379
 
 exit codes: 0 ok, 1 pass rate below --fail-under, 2 bad arguments, 3 missing or unusable
@@ -69,7 +72,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from assay.cli._criteria import add_config_argument, add_judge_arguments
 
     parser.add_argument("agent", metavar="AGENT", help="module:attribute or file.py:attribute")
-    parser.add_argument("evalset", metavar="EVALSET", type=Path, help="the eval-set file")
+    parser.add_argument(
+        "evalset",
+        metavar="EVALSET",
+        type=Path,
+        help="the eval-set file: JSON, JSONL, CSV (.csv) or a Google ADK eval set",
+    )
     add_config_argument(
         parser, "the criteria; without it, those the cases' expectations call for"
     )
@@ -140,6 +148,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the report as one HTML page"
     )
+    add_github_arguments(parser)
     add_judge_arguments(parser)
     from assay.cli._executor import add_executor_arguments
 
@@ -284,6 +293,7 @@ def _run_and_report(
         text = report.format_summary()
         # Without -v, the figures and warnings only (the runs not passed are in the table).
         print(text if args.verbose else text.split("\n  ")[0])
+    github_output(args, "assay run", args.reports_dir)
     failed = write_outputs(args.reports_dir, junit=args.junit, html=args.html)
     if failed is not None:
         return failed
