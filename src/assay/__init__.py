@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from assay.live.views import EvalReport
     from assay.offline import EvaluateOptions, evaluate, evaluate_async
     from assay.records import Case, Message, Step, ToolCall, Trajectory, Usage
+    from assay.reports.load import load_dataframe
     from assay.results import CaseResult, OpsMetrics, RunSummary, Score, ScoreStatus
     from assay.schema.evalset import EvalCase
     from assay.scorers.registry import (
@@ -72,6 +73,7 @@ _EXPORTS = {
     "evaluate": "assay.offline",
     "evaluate_async": "assay.offline",
     "ExitCode": "assay.exit_codes",
+    "load_dataframe": "assay.reports.load",
     "MatchType": "assay.trajectory",
     "StepType": "assay.trajectory",
     "TrajectoryChecker": "assay.trajectory",
@@ -126,6 +128,7 @@ __all__ = [
     "create_scorer",
     "evaluate",
     "evaluate_async",
+    "load_dataframe",
     "parse_answer",
     "parse_gold",
     "register_scorer",

@@ -1,6 +1,7 @@
 """`EvalSet`: the cases of a live evaluation, from code or from a file.
 
-Files: assay's own (JSON: a case, a list, or `{"cases": [...]}`; JSON Lines: a case per line)
+Files: assay's own (JSON: a case, a list, or `{"cases": [...]}`; JSON Lines: a case per line;
+CSV: a header row, then a single-turn case per row, see `assay.formats.evalset.csv_eval_cases`)
 and Google ADK eval sets (`*.evalset.json`, `*.test.json`): each ADK eval case becomes a case
 with its user turns and expected final responses, its expected tool calls (all turns' calls
 in order) as the expected trajectory, and the calls turn by turn with the set's trajectory
@@ -62,7 +63,7 @@ class EvalSet(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> EvalSet:
-        """Read an eval set: assay's JSON or JSON Lines, or a Google ADK eval set.
+        """Read an eval set: assay's JSON, JSON Lines or CSV (`.csv`), or a Google ADK eval set.
 
         Raises:
             EvalSetError: the file, or a case in it, cannot be used; every problem is listed.

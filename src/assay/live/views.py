@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.records import Trajectory, TrajectoryStep
 from assay.reports.console import shown
@@ -41,6 +41,9 @@ from assay.results import (
     Score,
     ScoreStatus,
 )
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
 
 __all__ = ["CriterionResult", "EvalCaseResult", "EvalReport", "live_figures"]
 
@@ -191,6 +194,24 @@ class EvalReport:
     def errors(self) -> dict[str, int]:
         """Runs that failed, by kind of failure."""
         return dict(self.figures.get("errors", {}))
+
+    def to_pandas(self) -> DataFrame:
+        """The runs as a pandas DataFrame, one row per run: the frame
+        `assay.load_dataframe(reports_dir)` gives of the reports this evaluation wrote (run
+        and scenario id, repeat, passed, score, status, error kind, each criterion's score
+        as `score_<criterion>`, tokens, cost, duration; see
+        `assay.reports.load.load_dataframe`). Needs pandas (`pip install pandas`).
+
+        Raises:
+            ImportError: pandas is not installed.
+
+        Example:
+            >>> EvalReport([]).to_pandas().columns[:4].tolist()
+            ['run_id', 'scenario_id', 'repeat', 'runner']
+        """
+        from assay.reports.load import results_dataframe
+
+        return results_dataframe(case.result for case in self.cases if case.result is not None)
 
     def format_summary(self) -> str:
         """A human-readable summary: the figures, then each run that did not pass and why.
