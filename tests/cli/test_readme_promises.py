@@ -1,5 +1,5 @@
-"""The README's "What assay promises" names, for each promise, the tests that hold it: each of
-those must exist, so that a promise cannot outlive its test."""
+"""The promises page (`docs/promises.md`, "What assay promises") names, for each promise, the
+tests that hold it: each of those must exist, so that a promise cannot outlive its test."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _promises() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## What assay promises")
-    return readme[start : readme.index("\n## ", start + 1)]
+    return (ROOT / "docs" / "promises.md").read_text(encoding="utf-8")
 
 
 def test_every_promise_names_tests_that_exist() -> None:
