@@ -59,8 +59,11 @@ def test_the_page_and_each_runs_transcript(server: ReportServer) -> None:
     assert b'"lazy":true' in page
     status, body, kind = _get(server, "/api/run/1")
     assert status == 200 and kind == "application/json"
-    roles = [entry[0] for entry in json.loads(body)["tr"]]
+    detail = json.loads(body)
+    roles = [entry[0] for entry in detail["run"]["tr"]]
     assert roles == ["user", "assistant"]
+    # The run as the static page holds it, its gold answer from its own report included.
+    assert detail["run"]["i"] == "r1" and detail["run"]["g"] == "4"
 
 
 @pytest.mark.parametrize("path", ["/api/run/3", "/api/run/-1", "/api/run/x", "/../etc/passwd",

@@ -46,10 +46,10 @@ class Limits:
     transcript_text: int = 4000
     """Characters of a message in a transcript (a call's arguments or result: `text`)."""
 
-    transcripts: int = 8_000_000
-    """Characters of transcripts a static page carries in all: those of failed and errored
-    runs, in the order of the runs, while they fit; a run left out says so (`assay view`
-    shows every transcript, loaded when its run is opened)."""
+    page: int = 19_000_000
+    """Bytes of data a static page may hold: the transcripts of failed and errored runs go
+    in, in the order of the runs, while the page stays under this; a run left out says so
+    (`assay view` shows every transcript, loaded when its run is opened)."""
 
 
 _UNSAFE = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\x00]")
@@ -334,6 +334,8 @@ def run_data(
     limits: Limits,
     report: dict[str, Any] | None = None,
     pool: Pool | None = None,
+    *,
+    lazy: bool = False,
 ) -> dict[str, Any]:
     """One run as the page holds it, from its `results.jsonl` line and, for the per-scorer
     details that the line leaves out (static_json's per-key records), its per-run report.
@@ -380,7 +382,8 @@ def run_data(
         ],
         "sc": [_scorer(record, limits, strings) for record in scores],
         "f": _opt(line.get("report_file"), limits.text),
-        "nr": report is None,
+        "nr": report is None and not lazy,
+        "lazy": lazy,
         "p": _repeat(line.get("repeat")),
     }
 
@@ -662,21 +665,13 @@ def page_data(
     """
     chosen = limits or Limits()
     pool = Pool()
-    runs = []
-    budget = chosen.transcripts
-    for line in loaded.results:
-        report = loaded.run_report(line)
-        run = run_data(line, chosen, report, pool)
-        if run["st"] in ("failed", "error") and budget > 0 and not lazy:
-            transcript = transcript_data(report, chosen)
-            size = 0 if transcript is None else len(orjson.dumps(transcript))
-            if transcript is not None and size <= budget:
-                run["tr"] = transcript
-                budget -= size
-            elif transcript is not None:
-                budget = 0  # the rest are left out too: the page says so from here on
-        runs.append(run)
-    return {
+    # `assay view` reads no run's own report here: the table needs only results.jsonl, and
+    # a run's details come from its report when it is opened (`run_detail`).
+    runs = [
+        run_data(line, chosen, None if lazy else loaded.run_report(line), pool, lazy=lazy)
+        for line in loaded.results
+    ]
+    data = {
         "summary": _summary(loaded, chosen),
         "runs": runs,
         "lazy": lazy,
@@ -684,3 +679,44 @@ def page_data(
         "histogram": _histogram(runs),
         "limits": {"answer": chosen.answer, "text": chosen.text, "rows": chosen.rows},
     }
+    if not lazy:
+        _add_transcripts(loaded, runs, chosen, chosen.page - len(orjson.dumps(data)))
+    return data
+
+
+def _add_transcripts(
+    loaded: LoadedReports, runs: list[dict[str, Any]], limits: Limits, budget: int
+) -> None:
+    """The transcripts of failed and errored runs, in order, while `budget` bytes last."""
+    for line, run in zip(loaded.results, runs, strict=True):
+        if budget <= 0:
+            return
+        if run["st"] not in ("failed", "error"):
+            continue
+        transcript = transcript_data(loaded.run_report(line), limits)
+        if transcript is None:
+            continue
+        size = len(orjson.dumps(transcript)) + 8
+        if size > budget:
+            return  # the rest are left out too: each says so in the page
+        run["tr"] = transcript
+        budget -= size
+
+
+def run_detail(loaded: LoadedReports, index: int, limits: Limits) -> dict[str, Any] | None:
+    """What `assay view` sends when a run is opened: the run as a static page holds it, with
+    its own report's details and its transcript, and the strings its fields name; None past
+    the last run.
+
+    Example:
+        >>> run_detail(type("L", (), {"results": []})(), 0, Limits()) is None
+        True
+    """
+    if not 0 <= index < len(loaded.results):
+        return None
+    line = loaded.results[index]
+    report = loaded.run_report(line)
+    pool = Pool()
+    run = run_data(line, limits, report, pool)
+    run["tr"] = transcript_data(report, limits)
+    return {"run": run, "strings": pool.strings}

@@ -5,16 +5,18 @@
   var DATA = JSON.parse(document.getElementById("assay-data").textContent);
   var RUNS = DATA.runs;
   // Repeated strings are held once in DATA.strings; fields hold their index.
-  var POOL = DATA.strings;
-  function pooled(v) { return v === null || v === undefined ? v : POOL[v]; }
-  RUNS.forEach(function (r) {
+  // (A run `assay view` sends when it is opened comes with strings of its own.)
+  function unpool(r, pool) {
+    function pooled(v) { return v === null || v === undefined ? v : pool[v]; }
     r.t = pooled(r.t); r.r = pooled(r.r); r.m = pooled(r.m); r.q = pooled(r.q);
     r.sc.forEach(function (sc) {
       sc.n = pooled(sc.n); sc.st = pooled(sc.st); sc.why = pooled(sc.why);
       sc.reason = pooled(sc.reason);
       (sc.k || []).forEach(function (k) { k[3] = pooled(k[3]); if (k[2] === true) k[2] = k[1]; });
     });
-  });
+    return r;
+  }
+  RUNS.forEach(function (r) { unpool(r, DATA.strings); });
   var S = DATA.summary;
   var PAGE = 100;
   var SVG = "http://www.w3.org/2000/svg";
@@ -511,18 +513,9 @@
   function fillTranscript(box, r) {
     if (r.tr) { box.replaceChildren(transcript(r.tr)); return; }
     if (DATA.lazy) {
-      box.replaceChildren(el("div", { cls: "muted", text: "loading…" }));
-      fetch("api/run/" + RUNS.indexOf(r)).then(function (response) {
-        if (!response.ok) throw new Error("HTTP " + response.status);
-        return response.json();
-      }).then(function (found) {
-        r.tr = found.tr;
-        box.replaceChildren(r.tr ? transcript(r.tr) : el("div", { cls: "muted",
-          text: "the run's report holds no transcript" }));
-      }).catch(function (err) {
-        box.replaceChildren(el("div", { cls: "muted", text: "the transcript could not be " +
-          "loaded: " + String(err && err.message || err) }));
-      });
+      box.replaceChildren(el("div", { cls: "muted", "data-testid": "no-transcript",
+        text: r.lazy ? "the run's details could not be loaded: " + show(r.failed) :
+          "the run's report holds no transcript" }));
       return;
     }
     box.replaceChildren(el("div", { cls: "muted", "data-testid": "no-transcript",
@@ -609,7 +602,20 @@
     if (old) old.classList.remove("selected");
     var row = tbody.querySelector('tr[data-index="' + index + '"]');
     if (row) row.classList.add("selected");
-    showDetail(RUNS[index]);
+    var r = RUNS[index];
+    if (!r.lazy || r.failed) { showDetail(r); return; }
+    // `assay view`: the run's details and transcript, from its own report, once.
+    fetch("api/run/" + index).then(function (response) {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.json();
+    }).then(function (found) {
+      RUNS[index] = unpool(found.run, found.strings);
+      haystacks = null;
+    }).catch(function (err) {
+      r.failed = String(err && err.message || err);
+    }).then(function () {
+      if (location.hash === "#run=" + index) showDetail(RUNS[index]);
+    });
   }
   window.addEventListener("hashchange", route);
   document.addEventListener("keydown", function (event) {

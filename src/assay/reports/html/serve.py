@@ -1,8 +1,9 @@
 """`assay view DIR`: the report page of a reports directory, served on 127.0.0.1.
 
-The page is the static report's, without transcripts: each run's is read from its own report
-when the run is opened (`GET /api/run/N`, N the run's place in `results.jsonl`), so a
-directory of 100,000 runs opens as fast as its table, whatever their transcripts hold.
+The page is the static report's with the table's data only: a run's details (its own report's
+per-key tables, gold answer and transcript) are read when the run is opened (`GET
+/api/run/N`, N the run's place in `results.jsonl`), so a directory of 100,000 runs opens as
+fast as its table, whatever their reports hold.
 
 Only this machine can reach it (127.0.0.1), and only by that name: a request naming another
 host (a web page trying DNS rebinding) is refused. Nothing but the page and the runs is
@@ -35,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from assay.reports.html._page_data import Limits, transcript_data
+from assay.reports.html._page_data import Limits, run_detail
 from assay.reports.html.render import render_html
 from assay.reports.load import LoadedReports
 
@@ -62,12 +63,9 @@ class ReportServer(ThreadingHTTPServer):
         return f"http://{HOST}:{self.server_address[1]}/"
 
     def run_json(self, index: int) -> bytes | None:
-        """A run's detail for the page (its transcript), or None past the last run."""
-        results = self.loaded.results
-        if not 0 <= index < len(results):
-            return None
-        report = self.loaded.run_report(results[index])
-        return orjson.dumps({"tr": transcript_data(report, self.limits)})
+        """A run's detail for the page (`run_detail`), or None past the last run."""
+        detail = run_detail(self.loaded, index, self.limits)
+        return None if detail is None else orjson.dumps(detail)
 
 
 class _Handler(BaseHTTPRequestHandler):
