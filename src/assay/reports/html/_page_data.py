@@ -380,7 +380,8 @@ def run_data(
             _num(ops.get("turn_count")),
             _num(ops.get("tool_call_count")),
         ],
-        "sc": [_scorer(record, limits, strings) for record in scores],
+        # `assay view`'s table needs no scorer's details: they come when the run is opened.
+        "sc": [] if lazy else [_scorer(record, limits, strings) for record in scores],
         "f": _opt(line.get("report_file"), limits.text),
         "nr": report is None and not lazy,
         "lazy": lazy,
