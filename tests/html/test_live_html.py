@@ -99,3 +99,11 @@ def test_the_browser_shows_a_live_runs_transcript(tmp_path: Path, open_report: A
     assert last.get_attribute("data-role") == "error"
     assert "the weather service is down" in (last.text_content() or "")
     assert opened.console == []
+
+
+def test_the_pass_rate_flag_watches_the_headline_pass_rate(live_reports: Path) -> None:
+    summary = load_reports(live_reports).summary
+    # good passes, bad fails, crash is an agent error: 1 of 3 runs, 1 of 2 scored.
+    assert summary.live["pass_rate"] == pytest.approx(1 / 3)
+    assert summary.totals["pass_rate"] == pytest.approx(1 / 2)
+    assert summary.red_flags["figures"]["scenario_pass_rate"] == pytest.approx(1 / 3)

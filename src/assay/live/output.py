@@ -194,10 +194,10 @@ class LiveReports:
                 continue
             results.append(result)
             builder.add_figures(ResultFigures.of(result), result.report_file)
-        summary = builder.finish(problems, interrupted=interrupted)
+        figures = live_figures(results, weights)
+        summary = builder.finish(problems, interrupted=interrupted, pass_rate=figures["pass_rate"])
         summary.options = options
         summary.scorers = scorers
-        figures = live_figures(results, weights)
         figures["units"] = len(units)
         figures["finished"] = len(results)
         summary.live = figures

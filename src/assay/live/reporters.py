@@ -134,7 +134,8 @@ def _write_reports(report: EvalReport, directory: Path) -> None:
             page, line = render(result)
             name = writer.adopt(result.run_id, write_temporary(writer.directory, page), line)
             builder.add_figures(ResultFigures.of(result), name)
-        summary = builder.finish(interrupted=report.interrupted)
+        live = live_figures(results, report.weights)
+        summary = builder.finish(interrupted=report.interrupted, pass_rate=live["pass_rate"])
         summary.options = {
             "trajectories": "",
             "scenarios": [],
@@ -142,6 +143,6 @@ def _write_reports(report: EvalReport, directory: Path) -> None:
             "scorers": list(report.weights),
             "red_flag_thresholds": RedFlagThresholds().to_report(),
         }
-        summary.live = live_figures(results, report.weights)
+        summary.live = live
         summary.live.update(units=len(results), finished=len(results))
         writer.write_summary(summary)

@@ -384,9 +384,15 @@ class SummaryBuilder:
         self._scenarios_loaded = count
 
     def finish(
-        self, scenario_problems: list[dict[str, Any]] | None = None, *, interrupted: bool = False
+        self,
+        scenario_problems: list[dict[str, Any]] | None = None,
+        *,
+        interrupted: bool = False,
+        pass_rate: float | None = None,
     ) -> RunSummary:
-        """The summary of everything added so far."""
+        """The summary of everything added so far. `pass_rate`: the headline pass rate when
+        it is not the totals' (a live evaluation's, of every run), which the pass-rate red
+        flag then watches, so that the flag and the headline speak of one figure."""
         scored = self._status[ScoreStatus.SCORED.value]
         unscored = self._status[ScoreStatus.UNSCORED.value]
         errors = self._status[ScoreStatus.ERROR.value]
@@ -426,7 +432,8 @@ class SummaryBuilder:
             for scorer, sums in self._metric_sums.items()
         }
         by_scorer = {k: g.report() for k, g in self._by_scorer.items()}
-        figures = self._red_flag_figures(totals["pass_rate"], means, by_scorer)
+        headline = totals["pass_rate"] if pass_rate is None else pass_rate
+        figures = self._red_flag_figures(headline, means, by_scorer)
         repeated = any(record[1] > 1 for record in self._repeats)
         flags = [
             flag.to_report()
