@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from _cli import assay, explain, popen
 
@@ -68,21 +69,21 @@ def test_the_drill_down_opens_in_view_with_its_own_address(saved: Path, open_rep
     index = row.get_attribute("data-index")
     row.click()
     panel = page.locator('[data-testid="case-detail"]')
-    assert panel.is_visible()
+    expect(panel).to_be_visible()
     box = panel.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + 100 <= 900  # in the viewport
     assert page.evaluate("() => document.activeElement.id") == "detail-title"
     assert page.evaluate("() => location.hash") == f"#run={index}"
     # Escape closes it, the address goes back, focus returns to the row.
     page.keyboard.press("Escape")
-    assert not panel.is_visible()
-    assert page.evaluate("() => location.hash") == ""
+    expect(panel).to_be_hidden()
+    page.wait_for_function("() => location.hash === ''")  # history.back() lands after
     assert page.evaluate("() => document.activeElement.dataset.index") == index
     # The back button closes it too.
     row.click()
-    assert panel.is_visible()
+    expect(panel).to_be_visible()
     page.go_back()
-    assert not panel.is_visible()
+    expect(panel).to_be_hidden()
     assert opened.console == []
 
 
@@ -93,14 +94,14 @@ def test_an_address_with_a_run_opens_it_and_the_keyboard_drives_the_table(
     page.goto((saved / "report.html").resolve().as_uri() + "#run=4")
     page.wait_for_selector("html[data-ready]")
     panel = page.locator('[data-testid="case-detail"]')
-    assert panel.is_visible()
+    expect(panel).to_be_visible()
     assert "r004" in (panel.locator("h2").text_content() or "")
     page.locator('[data-testid="detail-close"]').click()
-    assert not panel.is_visible()
+    expect(panel).to_be_hidden()
     first = page.locator('[data-testid="case-row"]').first
     first.focus()
     page.keyboard.press("Enter")
-    assert panel.is_visible()
+    expect(panel).to_be_visible()
     assert page.evaluate("() => document.activeElement.id") == "detail-title"
 
 
@@ -144,7 +145,7 @@ def test_a_phone_screen_has_no_sideways_scroll(saved: Path, open_report: Any) ->
     assert page.evaluate(wider) <= 0
     _failed_row(page).click()
     assert page.evaluate(wider) <= 0
-    assert page.locator('[data-testid="case-detail"]').is_visible()
+    expect(page.locator('[data-testid="case-detail"]')).to_be_visible()
 
 
 def test_assay_view_loads_a_transcript_when_its_run_is_opened(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from assay.cli.main import main
 
@@ -377,7 +378,7 @@ def test_sorting_not_scored_list_and_print(example_report: Any, open_report: Any
     assert "broken.json" in text and "no scenario matches this run" in text
     opened.rows().nth(2).focus()
     page.keyboard.press("Enter")  # a run opens from the keyboard too
-    assert page.locator('[data-testid="case-detail"]').is_visible()
+    expect(page.locator('[data-testid="case-detail"]')).to_be_visible()
     page.emulate_media(media="print")
     assert not page.locator('[data-testid="search"]').is_visible()
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"

@@ -212,7 +212,7 @@
     return el("div", { cls: "chart" }, [el("h3", { text: title }), box]);
   }
   function histogram(title, bins) {
-    var w = 560, h = 180, left = 40, bottom = 30, top = 10;
+    var w = 560, h = 190, left = 40, bottom = 30, top = 20;  // room for the tallest bar's count
     var max = Math.max.apply(null, bins.concat([1]));
     var box = svg("svg", { viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img" });
     box.appendChild(svg("title", { text: title }));
@@ -574,10 +574,11 @@
 
   // Opening and closing the panel goes through the address: #run=N.
   var opener = null;
+  var shown = null;  // the run the panel shows
   function openRun(index) {
     opener = index;
     if (location.hash !== "#run=" + index) location.hash = "run=" + index;
-    else route();
+    route();  // now, not when the hashchange event comes: a click shows the run at once
   }
   function closeRun() {
     if (/^#run=/.test(location.hash)) {
@@ -588,6 +589,7 @@
     hideDetail();
   }
   function hideDetail() {
+    shown = null;
     if (detail.hidden) return;
     detail.hidden = true;
     document.body.classList.remove("panel-open");
@@ -598,6 +600,8 @@
     var found = /^#run=(\d+)$/.exec(location.hash);
     var index = found ? Number(found[1]) : -1;
     if (index < 0 || index >= RUNS.length) { hideDetail(); return; }
+    if (index === shown) return;  // (the hashchange after a click)
+    shown = index;
     var old = tbody.querySelector("tr.selected");
     if (old) old.classList.remove("selected");
     var row = tbody.querySelector('tr[data-index="' + index + '"]');
