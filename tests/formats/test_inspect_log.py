@@ -333,3 +333,31 @@ def test_evaluate_scores_a_log_against_its_own_targets(tmp_path: Path) -> None:
     assert aggregate["totals"]["scored"] == 4 and aggregate["totals"]["passed"] == 2
     # assay's verdicts on the targets agree with Inspect's own (`includes`) on every run.
     assert aggregate["source_agreement"]["static_json"]["rate"] == 1.0
+
+
+def test_each_step_has_the_tokens_and_time_of_its_model_call(tmp_path: Path) -> None:
+    sample = _sample("s1", 1)
+
+    def model_event(message_id: str, tokens: tuple[int, int], seconds: float) -> dict[str, Any]:
+        return {"event": "model", "model": "openai/gpt-4o", "working_time": seconds,
+                "output": {"model": "openai/gpt-4o", "usage": {
+                    "input_tokens": tokens[0], "output_tokens": tokens[1]},
+                    "choices": [{"message": {"id": message_id, "role": "assistant"}}]}}
+
+    sample["events"] = [
+        {"event": "sample_init"},
+        model_event("m2", (20, 4), 0.5),
+        {"event": "tool", "function": "add"},
+        model_event("m4", (30, 2), 0.25),
+        model_event("elsewhere", (99, 99), 9.0),  # a scorer's model call: no step of the run
+    ]
+    path = tmp_path / "log.json"
+    path.write_bytes(orjson.dumps({**_header(epochs=1), "samples": [sample]}))
+    (run,) = _runs(path)
+    assert [(s.usage.input_tokens, s.usage.output_tokens) for s in run.steps] == [(20, 4), (30, 2)]
+    assert [s.duration_ms for s in run.steps] == [500.0, 250.0]
+    # Events that say nothing usable leave the steps as they were.
+    sample["events"] = [{"event": "model", "output": "not an object"}, 7, None]
+    path.write_bytes(orjson.dumps({**_header(epochs=1), "samples": [sample]}))
+    (run,) = _runs(path)
+    assert all(not s.usage.recorded and s.duration_ms is None for s in run.steps)

@@ -12,7 +12,8 @@ Each sample becomes a run:
 - `question` the sample's input (its first user message when the input is a conversation),
   the steps, tool calls (Inspect's `function` is the tool's name) and results from the
   sample's `messages`, `answer` the output's `completion` (else the last assistant text);
-- `usage` the sum of the sample's `model_usage`, `duration_ms` its `total_time`;
+- `usage` the sum of the sample's `model_usage`, `duration_ms` its `total_time`; each step's
+  tokens and time from the model event whose reply it is (the same message id);
 - `error` the sample's error, when it failed (an `agent_error`: such a run is never scored);
 - `source_verdicts` Inspect's own `scores`, as written, to compare with assay's.
 
@@ -208,6 +209,7 @@ def _run(sample: dict[str, Any], header: dict[str, Any], epochs: int, source: st
     completion = output.get("completion") if isinstance(output, dict) else None
     if isinstance(completion, str) and completion:
         run.answer = completion
+    _model_calls(run, sample)
     usage = _usage(sample.get("model_usage"))
     if usage is not None:
         run.usage = usage
@@ -222,6 +224,50 @@ def _run(sample: dict[str, Any], header: dict[str, Any], epochs: int, source: st
     if isinstance(scores, dict) and scores:
         run.source_verdicts = scores
     return run
+
+
+def _model_calls(run: Trajectory, sample: dict[str, Any]) -> None:
+    """Each step's tokens and time, from the model event whose reply is the step's message
+    (Inspect gives the message the same id in both)."""
+    events = sample.get("events")
+    messages = sample.get("messages")
+    if not isinstance(events, list) or not isinstance(messages, list):
+        return
+    calls: dict[str, tuple[Usage | None, float | None]] = {}
+    for event in events:
+        if not isinstance(event, dict) or event.get("event") != "model":
+            continue
+        output = event.get("output")
+        if not isinstance(output, dict):
+            continue
+        choices = output.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        message = first.get("message") if isinstance(first, dict) else None
+        message_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(message_id, str):
+            usage = output.get("usage")
+            counted = _usage({"call": usage}) if isinstance(usage, dict) else None
+            spent = event.get("working_time")
+            seconds = (
+                float(spent) if isinstance(spent, int | float) and not isinstance(spent, bool)
+                and math.isfinite(spent) and spent >= 0 else None
+            )
+            calls[message_id] = (counted, seconds)
+    if not calls:
+        return
+    replies = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+    if len(replies) != len(run.steps):  # the steps are the replies, one each
+        return
+    for step, reply in zip(run.steps, replies, strict=True):
+        reply_id = reply.get("id")
+        found = calls.get(reply_id) if isinstance(reply_id, str) else None
+        if found is None:
+            continue
+        usage, seconds = found
+        if usage is not None and not step.usage.recorded:
+            step.usage = usage
+        if seconds is not None and step.duration_ms is None:
+            step.duration_ms = seconds * 1000.0
 
 
 def _epochs(header: dict[str, Any], samples: list[Any]) -> int:
