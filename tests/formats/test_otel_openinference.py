@@ -339,3 +339,27 @@ def test_property_arbitrary_attribute_maps_never_raise(maps: list[dict[str, Any]
     for item in trajectories_from_otlp(spans, "f"):
         assert isinstance(item, Trajectory | ReadProblem)
     assert spans == before
+
+
+def test_a_completions_api_call_reads_its_prompt_and_choice() -> None:
+    # The legacy completions API (a text model, no chat messages), as Phoenix records it.
+    completion = span("c1", "OpenAI.Completion", 0, 40, {
+        KIND: "LLM", "llm.model_name": "gpt-3.5-turbo-instruct",
+        "llm.prompts.0.prompt.text": QUESTION,
+        "llm.choices.0.completion.text": ANSWER,
+        "llm.choices.1.completion.text": "a second choice, not the one used",
+        "llm.token_count.prompt": 12, "llm.token_count.completion": 9,
+    })
+    run = only_run(trajectories_from_otlp(export(completion), "completions.json"))
+    assert (run.question, run.answer, run.model) == (QUESTION, ANSWER, "gpt-3.5-turbo-instruct")
+    assert run.steps[0].usage == Usage(12, 9)
+    # Chat messages, when a span has both, are what it is read from.
+    both = span("c2", "ChatOpenAI", 0, 40, {
+        KIND: "LLM", "llm.prompts.0.prompt.text": "not this",
+        f"{IN_MSG}.0.message.role": "user", f"{IN_MSG}.0.message.content": QUESTION,
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": ANSWER,
+        "llm.choices.0.completion.text": "nor this",
+    })
+    run = only_run(trajectories_from_otlp(export(both), "both.json"))
+    assert (run.question, run.answer) == (QUESTION, ANSWER)

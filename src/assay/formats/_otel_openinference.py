@@ -8,8 +8,9 @@ convention; read in any case):
   flattened into `llm.input_messages.N.message.*` / `llm.output_messages.N.message.*` (`role`,
   `content` or `contents.K.message_content.text`, `tool_calls.M.tool_call.id` /
   `.function.name` / `.function.arguments`, and a tool message's `tool_call_id`, whose
-  content is that call's result). Without output messages, a plain-text `output.value` is
-  the reply.
+  content is that call's result). Without messages, the legacy completions API's
+  `llm.prompts.N.prompt.text` and `llm.choices.N.completion.text` (the first of each) are
+  the question and the reply; without either, a plain-text `output.value` is the reply.
 - `TOOL`, a tool call: `tool.name` (else the span name), arguments from `input.value` (the
   call's input, JSON or text; else `tool.parameters`), result from `output.value` (JSON
   parsed), id from `tool_call.id` (else `tool.id`).
@@ -93,12 +94,26 @@ def _model_call(attributes: Mapping[str, Any], reading: Reading) -> None:
         call_id = id_text(message.get("tool_call_id"))
         if message.get("role") == "tool" and call_id is not None:
             reading.responses.setdefault(call_id, json_or_text(_content(message)))
+    if reading.question is None:  # the legacy completions API: prompts, not messages
+        reading.question = _indexed_text(attributes, "llm.prompts", "prompt")
     outputs = _messages(nested(attributes, "llm.output_messages"))
     if outputs:  # the first message is the choice an agent goes on with
         reading.text = _content(outputs[0])
         reading.calls = _calls(outputs[0])
+    elif (choice := _indexed_text(attributes, "llm.choices", "completion")) is not None:
+        reading.text = choice
     elif not _is_json(attributes, "output"):
         reading.text = value_text(attributes.get("output.value"))
+
+
+def _indexed_text(attributes: Mapping[str, Any], prefix: str, part: str) -> str | None:
+    """The first text of a completions-API list (`llm.prompts.0.prompt.text`,
+    `llm.choices.0.completion.text`), recorded flat or whole."""
+    items = nested(attributes, prefix)
+    first = items[0] if isinstance(items, list) and items else None
+    inner = first.get(part) if isinstance(first, dict) else None
+    found = inner.get("text") if isinstance(inner, dict) else None
+    return found if isinstance(found, str) and found else None
 
 
 def _tool_call(attributes: Mapping[str, Any], name: str) -> ToolCall:
