@@ -504,6 +504,20 @@ def test_parts_in_odd_shapes_are_skipped_or_noted() -> None:
         "an event records an error: blocked",
         "not read: an event that is not an object (x1)",
     ]
+    # The agent's last word was that error: the run failed, and is never scored.
+    assert run.error == "ADK session ended in an error: blocked"
+    assert run.error_kind == "agent_error"
+
+
+def test_an_error_the_agent_went_on_from_is_a_note_only() -> None:
+    session = {"id": "s", "app_name": "a", "user_id": "u", "events": [
+        {"author": "user", "content": {"parts": [{"text": "Q"}]}},
+        {"author": "m", "error_code": "MALFORMED_FUNCTION_CALL"},
+        {"author": "m", "content": {"parts": [{"text": "the answer"}]}},
+    ]}  # fmt: skip
+    (run,) = runs(trajectories_from_adk_session(session, "s.json"))
+    assert run.answer == "the answer" and run.error is None and run.error_kind is None
+    assert run.notes == ["an event records an error: MALFORMED_FUNCTION_CALL"]
 
 
 # --- never raising -------------------------------------------------------------------------

@@ -528,6 +528,7 @@ def _read_session_events(events: list[dict[str, Any]], run: Trajectory) -> None:
     turn = -1
     turn_has_step = True
     times: list[float] = []
+    ended_in: str | None = None  # the error of the agent's last event, if it had one
     for event in events:
         author = event.get("author")
         content = event.get("content")
@@ -541,6 +542,8 @@ def _read_session_events(events: list[dict[str, Any]], run: Trajectory) -> None:
             error = _get(event, "error_code", "errorCode")
         if error is not None:
             run.notes.append(f"an event records an error: {_short(error)}")
+        if author != "user":
+            ended_in = None if error is None else _short(error)
         for part in parts:
             kind = _part_kind(part)
             if kind == "function_response":
@@ -600,6 +603,9 @@ def _read_session_events(events: list[dict[str, Any]], run: Trajectory) -> None:
     if len(times) > 1:
         run.duration_ms = (max(times) - min(times)) * 1000.0
     run.notes[:0] = _notes(unread)
+    if ended_in is not None:  # the agent's last word was an error: the run failed
+        run.error = f"ADK session ended in an error: {ended_in}"
+        run.error_kind = "agent_error"
 
 
 def _short(value: Any) -> str:
