@@ -160,6 +160,19 @@ def test_assay_view_loads_a_transcript_when_its_run_is_opened(
         assert found, said
         opened = open_report(found.group())
         page = opened.page
+        # The table comes from the server a page at a time (here 100 runs, one page).
+        rows = page.locator('[data-testid="case-row"]')
+        expect(rows).to_have_count(100)
+        page.locator('[data-testid="status-filter"][data-status="failed"]').click()
+        expect(rows.first).to_have_attribute("data-status", "failed")
+        statuses = rows.evaluate_all("rows => rows.map(r => r.dataset.status)")
+        assert set(statuses) == {"failed"}
+        page.locator('[data-testid="status-filter"][data-status="all"]').click()
+        page.locator('[data-testid="search"]').fill("r042")
+        expect(rows).to_have_count(1)
+        page.locator('[data-testid="search"]').fill("")
+        expect(rows).to_have_count(100)
+        assert any("/api/runs?" in request for request in opened.requests)
         # A passed run too: `assay view` has every run's transcript, loaded on demand.
         page.locator('[data-testid="case-row"][data-status="passed"]').first.click()
         transcript = page.locator('[data-testid="transcript"]')

@@ -9,6 +9,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,32 @@ def test_view_says_what_is_wrong(reports: Path, tmp_path: Path) -> None:
         proc = assay("view", reports, "--no-browser", "--port", str(port), cwd=tmp_path)
     assert proc.returncode == 2, explain(proc)
     assert f"--port {port}" in proc.stderr
+
+
+def test_the_table_is_filtered_searched_sorted_and_paged_on_the_server(
+    server: ReportServer,
+) -> None:
+    def rows(query: str) -> dict[str, Any]:
+        status, body, _ = _get(server, "/api/runs?" + query)
+        assert status == 200, body
+        found: dict[str, Any] = json.loads(body)
+        return found
+
+    everything = rows("status=all&page=0")
+    assert everything["total"] == 3 and [row["n"] for row in everything["rows"]] == [0, 1, 2]
+    # r1 answers 4 (passed), r0 and r2 do not.
+    passed = rows("status=passed")
+    assert [(row["n"], row["i"], row["st"]) for row in passed["rows"]] == [(1, "r1", "passed")]
+    assert [row["i"] for row in rows("q=R2")["rows"]] == ["r2"]  # any case
+    assert [row["i"] for row in rows("sort=run_id&desc=1")["rows"]] == ["r2", "r1", "r0"]
+    assert rows("page=1")["rows"] == [] and rows("page=1")["total"] == 3
+
+
+@pytest.mark.parametrize("query", ["status=nope", "sort=secret", "page=-1", "page=x"])
+def test_a_table_request_that_is_not_one_is_refused(server: ReportServer, query: str) -> None:
+    assert _get(server, "/api/runs?" + query)[0] == 404
+
+
+def test_the_page_holds_no_runs(server: ReportServer) -> None:
+    page = _get(server, "/")[1]
+    assert b'"runs":[]' in page and b'"remote":{' in page

@@ -20,7 +20,7 @@
   var S = DATA.summary;
   var PAGE = 100;
   var SVG = "http://www.w3.org/2000/svg";
-  var state = { status: "all", query: "", sort: null, desc: false, page: 0, view: [] };
+  var state = { status: "all", query: "", sort: null, desc: false, page: 0, view: [], total: 0 };
   var app = document.getElementById("app");
 
   var el = assayDom.el, show = assayDom.show;  // dom.js
@@ -239,9 +239,12 @@
       S.by_type.map(function (g) { return g[3]; }), 1, pct)
   ])]));
 
-  // The table of runs: filters, search, sorting and paging.
+  // The table of runs: filters, search, sorting and paging; done here on the page's runs, or
+  // by `assay view`'s server (REMOTE), which sends a page of rows at a time.
+  var REMOTE = DATA.remote || null;
   var byStatus = { all: RUNS.length, passed: 0, failed: 0, unscored: 0, error: 0 };
-  RUNS.forEach(function (r) { byStatus[r.st] += 1; });
+  if (REMOTE) byStatus = REMOTE.counts;
+  else RUNS.forEach(function (r) { byStatus[r.st] += 1; });
   var filters = ["all", "passed", "failed", "unscored", "error"].map(function (s) {
     var b = el("button", { type: "button", "data-testid": "status-filter", "data-status": s,
       "aria-pressed": s === "all" ? "true" : "false", text: s + " (" + byStatus[s] + ")" });
@@ -254,19 +257,24 @@
   });
   var search = el("input", { type: "search", "data-testid": "search",
     placeholder: "search run id, scenario id, answer", "aria-label": "search runs" });
+  var typing = null;
   search.addEventListener("input", function () {
-    state.query = search.value.toLowerCase(); state.page = 0; refresh();
+    state.query = search.value.toLowerCase(); state.page = 0;
+    if (!REMOTE) { refresh(); return; }
+    clearTimeout(typing);  // one request when the typing pauses, not one a key
+    typing = setTimeout(refresh, 120);
   });
-  var repeated = RUNS.some(function (r) { return r.p !== null; });
+  var repeated = REMOTE ? REMOTE.repeated : RUNS.some(function (r) { return r.p !== null; });
+  // Each column: its name, its sort key here, its name for the server.
   var columns = [
-    ["run id", function (r) { return r.i === null ? "" : r.i; }],
-    ["scenario", function (r) { return r.s; }],
-    ["repeat", function (r) { return r.p === null ? -1 : r.p; }],
-    ["status", function (r) { return r.st; }],
-    ["score", function (r) { return r.v === null ? -1 : r.v; }],
-    ["runner", function (r) { return r.r || ""; }],
-    ["model", function (r) { return r.m || ""; }],
-    ["cost", function (r) { return r.o[2] === null ? -1 : r.o[2]; }],
+    ["run id", function (r) { return r.i === null ? "" : r.i; }, "run_id"],
+    ["scenario", function (r) { return r.s; }, "scenario"],
+    ["repeat", function (r) { return r.p === null ? -1 : r.p; }, "repeat"],
+    ["status", function (r) { return r.st; }, "status"],
+    ["score", function (r) { return r.v === null ? -1 : r.v; }, "score"],
+    ["runner", function (r) { return r.r || ""; }, "runner"],
+    ["model", function (r) { return r.m || ""; }, "model"],
+    ["cost", function (r) { return r.o[2] === null ? -1 : r.o[2]; }, "cost"],
     ["rationale", null]
   ];
   // Offline evaluations have no repetitions: no repeat column. With repetitions, a case's
@@ -291,9 +299,12 @@
   var pageInfo = el("span", { cls: "muted" });
   var prev = el("button", { type: "button", text: "‹ previous", "data-testid": "page-prev" });
   var next = el("button", { type: "button", text: "next ›", "data-testid": "page-next" });
-  prev.addEventListener("click", function () { if (state.page > 0) { state.page -= 1; draw(); } });
+  function turn(page) { state.page = page; if (REMOTE) refresh(); else draw(); }
+  prev.addEventListener("click", function () { if (state.page > 0) turn(state.page - 1); });
   next.addEventListener("click", function () {
-    if ((state.page + 1) * PAGE < state.view.length) { state.page += 1; draw(); }
+    if ((state.page + 1) * PAGE < (REMOTE ? state.total : state.view.length)) {
+      turn(state.page + 1);
+    }
   });
   // The drill-down: a panel beside the table, with its own address (#run=N), so that the
   // back button and Escape close it and a link opens it.
@@ -317,7 +328,31 @@
     }
     return haystacks[i];
   }
+  var asked = 0;  // the newest request for rows: an older answer is dropped
+  function fetchRows() {
+    var mine = ++asked;
+    var params = new URLSearchParams({ status: state.status, q: state.query,
+      sort: state.sort === null ? "" : columns[state.sort][2], desc: state.desc ? "1" : "0",
+      page: String(state.page) });
+    fetch("api/runs?" + params.toString()).then(function (response) {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.json();
+    }).then(function (found) {
+      if (mine !== asked) return;
+      state.view = found.rows.map(function (r) {
+        if (!RUNS[r.n] || RUNS[r.n].lazy) RUNS[r.n] = unpool(r, found.strings);
+        return r.n;
+      });
+      state.total = found.total;
+      draw();
+    }).catch(function (err) {
+      if (mine !== asked) return;
+      state.view = []; state.total = 0; draw();
+      pageInfo.textContent = "the runs could not be loaded: " + String(err && err.message || err);
+    });
+  }
   function refresh() {
+    if (REMOTE) { fetchRows(); return; }
     var view = [];
     for (var i = 0; i < RUNS.length; i++) {
       if (state.status !== "all" && RUNS[i].st !== state.status) continue;
@@ -338,13 +373,16 @@
   }
   function draw() {
     var rows = document.createDocumentFragment();
-    var start = state.page * PAGE, end = Math.min(start + PAGE, state.view.length);
-    for (var k = start; k < end; k++) rows.appendChild(row(state.view[k]));
+    // Here: every matching run, a page of them shown; remote: the page itself.
+    var total = REMOTE ? state.total : state.view.length;
+    var start = state.page * PAGE, end = Math.min(start + PAGE, total);
+    var first = REMOTE ? 0 : start;
+    for (var k = first; k < first + (end - start); k++) rows.appendChild(row(state.view[k]));
     tbody.replaceChildren(rows);
-    pageInfo.textContent = state.view.length ? "runs " + (start + 1) + "–" + end + " of " +
-      state.view.length : "no runs match";
+    pageInfo.textContent = total ? "runs " + (start + 1) + "–" + end + " of " + total :
+      "no runs match";
     prev.disabled = state.page === 0;
-    next.disabled = end >= state.view.length;
+    next.disabled = end >= total;
   }
   function row(index) {
     var r = RUNS[index];
@@ -599,7 +637,7 @@
   function route() {
     var found = /^#run=(\d+)$/.exec(location.hash);
     var index = found ? Number(found[1]) : -1;
-    if (index < 0 || index >= RUNS.length) { hideDetail(); return; }
+    if (index < 0 || index >= (REMOTE ? REMOTE.runs : RUNS.length)) { hideDetail(); return; }
     if (index === shown) return;  // (the hashchange after a click)
     shown = index;
     var old = tbody.querySelector("tr.selected");
@@ -607,7 +645,7 @@
     var row = tbody.querySelector('tr[data-index="' + index + '"]');
     if (row) row.classList.add("selected");
     var r = RUNS[index];
-    if (!r.lazy || r.failed) { showDetail(r); return; }
+    if (r && (!r.lazy || r.failed)) { showDetail(r); return; }
     // `assay view`: the run's details and transcript, from its own report, once.
     fetch("api/run/" + index).then(function (response) {
       if (!response.ok) throw new Error("HTTP " + response.status);
@@ -616,9 +654,13 @@
       RUNS[index] = unpool(found.run, found.strings);
       haystacks = null;
     }).catch(function (err) {
-      r.failed = String(err && err.message || err);
+      if (r) r.failed = String(err && err.message || err);
     }).then(function () {
-      if (location.hash === "#run=" + index) showDetail(RUNS[index]);
+      if (location.hash !== "#run=" + index) return;
+      if (RUNS[index]) { showDetail(RUNS[index]); return; }
+      detail.replaceChildren(el("div", { cls: "muted", text: "run " + index +
+        " could not be loaded" }));
+      detail.hidden = false;
     });
   }
   window.addEventListener("hashchange", route);

@@ -10,13 +10,14 @@ Content-Security-Policy allows nothing but the page's own style and script (by h
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from assay.reports.files import write_atomic
 from assay.reports.html._page_data import Limits, page_data
 from assay.reports.html.shell import asset, embed_json, html_page
 from assay.reports.load import LoadedReports
 
-__all__ = ["Limits", "embed_json", "render_html", "write_html"]
+__all__ = ["Limits", "embed_json", "page_html", "render_html", "write_html"]
 
 
 def render_html(
@@ -39,9 +40,18 @@ def render_html(
         >>> page.startswith("<!DOCTYPE html>"), "default-src 'none'" in page
         (True, True)
     """
-    data = page_data(loaded, limits, lazy=lazy)
+    return page_html(page_data(loaded, limits, lazy=lazy), connect=lazy)
+
+
+def page_html(data: dict[str, Any], *, connect: bool = False) -> str:
+    """The report page of `page_data`'s data (`connect`: it may fetch from its own origin).
+
+    Example:
+        >>> page_html({"runs": []}).startswith("<!DOCTYPE html>")
+        True
+    """
     script = asset("dom.js") + asset("page.js")
-    return html_page("assay report", asset("page.css"), script, data, connect=lazy)
+    return html_page("assay report", asset("page.css"), script, data, connect=connect)
 
 
 def write_html(loaded: LoadedReports, path: Path, limits: Limits | None = None) -> int:
