@@ -170,3 +170,19 @@ def test_a_pair_whose_arguments_differ_is_one_row_with_its_arguments() -> None:
         [1, "g", None, None],
     ]  # fmt: skip
     assert tj["cut"] == 0
+
+
+def test_a_page_lists_the_first_inputs_not_scored_and_counts_the_rest(tmp_path: Path) -> None:
+    from assay.offline import EvaluateOptions, evaluate
+    from assay.reports.html._page_data import Limits, page_data
+    from assay.reports.load import load_reports
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i in range(12):
+        (runs / f"broken{i:02d}.json").write_text("{ not json")
+    (tmp_path / "s.json").write_text('[{"id": "1", "expected_answer": "4"}]')
+    evaluate(EvaluateOptions(runs, (tmp_path / "s.json",), tmp_path / "out"))
+    summary = page_data(load_reports(tmp_path / "out"), Limits(not_scored=5))["summary"]
+    assert len(summary["not_scored"]) == 5
+    assert summary["not_scored_count"] == 13  # 12 unreadable and the scenario without runs

@@ -43,6 +43,9 @@ class Limits:
     cases: int = 1000
     """Cases in the table of repeated runs (flaky cases first)."""
 
+    not_scored: int = 300
+    """Inputs not scored listed (the aggregate lists them all)."""
+
     transcript_text: int = 4000
     """Characters of a message in a transcript (a call's arguments or result: `text`)."""
 
@@ -536,6 +539,14 @@ def _summary(loaded: LoadedReports, limits: Limits) -> dict[str, Any]:
             if isinstance(g, dict)
         ]
 
+    listed = [
+        (kind, item)
+        for kind, items in summary.not_scored.items()
+        if isinstance(items, list)
+        for item in items
+        if isinstance(item, dict)
+    ]
+    # The first of them: a page lists a few hundred, and says how many the aggregate has.
     not_scored = [
         [
             text(kind, 40),
@@ -544,10 +555,7 @@ def _summary(loaded: LoadedReports, limits: Limits) -> dict[str, Any]:
             _opt(item.get("run_id"), n),
             _opt(item.get("scenario_id"), n),
         ]
-        for kind, items in summary.not_scored.items()
-        if isinstance(items, list)
-        for item in items
-        if isinstance(item, dict)
+        for kind, item in listed[: limits.not_scored]
     ]
     flags = summary.red_flags.get("flags", []) if isinstance(summary.red_flags, dict) else []
     return {
@@ -575,6 +583,7 @@ def _summary(loaded: LoadedReports, limits: Limits) -> dict[str, Any]:
             if isinstance(f, dict)
         ],
         "not_scored": not_scored,
+        "not_scored_count": len(listed),
         "scenario_problems": [
             [text(p.get("source"), n), text(p.get("reason"), n)]
             for p in summary.scenario_problems

@@ -131,6 +131,11 @@
     var parts = [];
     if (S.not_scored.length) {
       parts.push(table(["kind", "input", "reason", "run id", "scenario id"], S.not_scored));
+      if (S.not_scored_count > S.not_scored.length) {
+        parts.push(el("div", { cls: "muted", "data-testid": "not-scored-more", text: "… and " +
+          (S.not_scored_count - S.not_scored.length) + " more (_aggregate.json lists them " +
+          "all)" }));
+      }
     }
     if (S.scenario_problems.length) {
       parts.push(el("h3", { text: "scenario problems" }));
