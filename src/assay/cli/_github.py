@@ -36,7 +36,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from assay.reports.load import LoadedReports
@@ -351,39 +351,57 @@ def _run_name(line: dict[str, Any]) -> str:
 # --- annotations ---------------------------------------------------------------------------
 
 
+class _Annotation(NamedTuple):
+    """What one `::error` says: its message, where (a file and line, when known), its title."""
+
+    said: str
+    rationale: str
+    source: Any
+    title: str
+
+
+def _annotations(found: list[_Annotation], rest: str) -> list[str]:
+    """The `::error` commands of the first `MAX_ANNOTATIONS` of `found`, then a `::notice::`
+    counting the others (`rest` says where they are listed)."""
+    commands = []
+    for item in found[:MAX_ANNOTATIONS]:
+        file, number = _location(item.source)
+        message = f"{item.said}: {item.rationale}" if item.rationale else item.said
+        commands.append(workflow_command("error", message, file=file, line=number,
+                                         title=item.title))
+    if len(found) > MAX_ANNOTATIONS:
+        commands.append(workflow_command(
+            "notice",
+            f"{len(found) - MAX_ANNOTATIONS} more {rest}",
+        ))
+    return commands
+
+
 def run_annotations(loaded: LoadedReports) -> list[str]:
     """An `::error` workflow command per failed or errored run of `loaded`, in the order of
     `results.jsonl`: at most `MAX_ANNOTATIONS`, then a `::notice::` counting the rest."""
-    commands = []
-    failed = [(line, verdict) for line in loaded.results if (verdict := _verdict(line))]
-    for line, verdict in failed[:MAX_ANNOTATIONS]:
+    found: list[_Annotation] = []
+    for line in loaded.results:
+        verdict = _verdict(line)
+        if verdict is None:
+            continue
         score = line["score"]
-        rationale = str(score.get("rationale") or "")
-        if verdict == "failed":
-            said = f"{score.get('scorer')} score {_score_text(score)}"
-        else:
-            said = f"{score.get('scorer')} error"
-        file, number = _location(line.get("source"))
-        commands.append(
-            workflow_command(
-                "error",
-                f"{said}: {rationale}" if rationale else said,
-                file=file,
-                line=number,
-                title=f"assay: run {_run_name(line)} {verdict} "
-                f"(scenario {line.get('scenario_id')})",
-            )
+        said = (
+            f"{score.get('scorer')} score {_score_text(score)}"
+            if verdict == "failed"
+            else f"{score.get('scorer')} error"
         )
-    if len(failed) > MAX_ANNOTATIONS:
-        commands.append(
-            workflow_command(
-                "notice",
-                f"{len(failed) - MAX_ANNOTATIONS} more failed or errored runs are not "
-                f"annotated (the first {MAX_ANNOTATIONS} are); results.jsonl in "
-                f"{loaded.directory} lists them all",
-            )
-        )
-    return commands
+        found.append(_Annotation(
+            said,
+            str(score.get("rationale") or ""),
+            line.get("source"),
+            f"assay: run {_run_name(line)} {verdict} (scenario {line.get('scenario_id')})",
+        ))
+    return _annotations(
+        found,
+        f"failed or errored runs are not annotated (the first {MAX_ANNOTATIONS} are); "
+        f"results.jsonl in {loaded.directory} lists them all",
+    )
 
 
 def regression_annotations(comparison: dict[str, Any], new: LoadedReports) -> list[str]:
@@ -396,36 +414,23 @@ def regression_annotations(comparison: dict[str, Any], new: LoadedReports) -> li
     chosen = headline_scorer(scorers)
     if chosen is None:
         return []
-    regressed = [
-        change
-        for change in scorers[chosen].get("changes", [])
-        if change.get("outcome") == "regressed"
-    ]
-    commands = []
-    for change in regressed[:MAX_ANNOTATIONS]:
+    found: list[_Annotation] = []
+    for change in scorers[chosen].get("changes", []):
+        if change.get("outcome") != "regressed":
+            continue
         after = change.get("new") or {}
-        rationale = str(after.get("rationale") or "")
-        said = f"{chosen}: {side(change.get('base') or {})} → {side(after)}"
-        file, number = _location(_source_in(new, change))
-        commands.append(
-            workflow_command(
-                "error",
-                f"{said}: {rationale}" if rationale else said,
-                file=file,
-                line=number,
-                title=f"assay compare: run {change.get('run_id')} regressed "
-                f"(scenario {change.get('scenario_id')})",
-            )
-        )
-    if len(regressed) > MAX_ANNOTATIONS:
-        commands.append(
-            workflow_command(
-                "notice",
-                f"{len(regressed) - MAX_ANNOTATIONS} more regressed runs are not annotated "
-                f"(the first {MAX_ANNOTATIONS} are); the job summary and --json list them",
-            )
-        )
-    return commands
+        found.append(_Annotation(
+            f"{chosen}: {side(change.get('base') or {})} → {side(after)}",
+            str(after.get("rationale") or ""),
+            _source_in(new, change) if len(found) < MAX_ANNOTATIONS else None,
+            f"assay compare: run {change.get('run_id')} regressed "
+            f"(scenario {change.get('scenario_id')})",
+        ))
+    return _annotations(
+        found,
+        f"regressed runs are not annotated (the first {MAX_ANNOTATIONS} are); the job "
+        "summary and --json list them",
+    )
 
 
 def _source_in(new: LoadedReports, change: dict[str, Any]) -> Any:
