@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -10,50 +11,17 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import otlp_shapes as shapes
 from assay.formats import ReadProblem, trajectories_from_otlp
 from assay.formats.registry import read_file
 from assay.records import Trajectory, Usage
+from otlp_shapes import attr, export, only_run
 
 KIND = "traceloop.span.kind"
 REQUEST = "llm.request.type"
 
 
-def attr(key: str, value: Any) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"key": key, "value": {"boolValue": value}}
-    if isinstance(value, int):
-        return {"key": key, "value": {"intValue": str(value)}}
-    return {"key": key, "value": {"stringValue": value}}
-
-
-def span(
-    span_id: str,
-    name: str,
-    start_ms: int,
-    end_ms: int,
-    attributes: dict[str, Any],
-    parent: str = "",
-) -> dict[str, Any]:
-    return {
-        "traceId": "tl",
-        "spanId": span_id,
-        "parentSpanId": parent,
-        "name": name,
-        "startTimeUnixNano": str(start_ms * 1_000_000),
-        "endTimeUnixNano": str(end_ms * 1_000_000),
-        "attributes": [attr(key, value) for key, value in attributes.items()],
-    }
-
-
-def export(*spans: dict[str, Any]) -> dict[str, Any]:
-    resource = {"attributes": [attr("service.name", "chiller-agent")]}
-    return {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": list(spans)}]}]}
-
-
-def only_run(items: list[Trajectory | ReadProblem]) -> Trajectory:
-    (run,) = items
-    assert isinstance(run, Trajectory), run
-    return run
+span = functools.partial(shapes.span, trace="tl")
 
 
 def entity(*args: Any, **kwargs: Any) -> str:
