@@ -387,8 +387,8 @@ def run_data(
         "sc": [] if lazy else [_scorer(record, limits, strings) for record in scores],
         "f": _opt(line.get("report_file"), limits.text),
         "nr": report is None and not lazy,
-        "lazy": lazy,
         "p": _repeat(line.get("repeat")),
+        **({"lazy": True} if lazy else {}),  # its details not read yet: `assay view`
     }
 
 
@@ -697,7 +697,10 @@ def page_data(
 def _add_transcripts(
     loaded: LoadedReports, runs: list[dict[str, Any]], limits: Limits, budget: int
 ) -> None:
-    """The transcripts of failed and errored runs, in order, while `budget` bytes last."""
+    """The transcripts of failed and errored runs, in order, while `budget` bytes last. Each
+    run's report is read again here rather than held from the first pass: the budget is known
+    only once the page's other data is, and holding every failed run's report would make the
+    memory of a page follow the size of the evaluation."""
     for line, run in zip(loaded.results, runs, strict=True):
         if budget <= 0:
             return
