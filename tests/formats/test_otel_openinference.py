@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import otlp_shapes as shapes
-from assay.formats import ReadProblem, trajectories_from_otlp
+from assay.formats import ReadProblem, _otel_openinference, trajectories_from_otlp
+from assay.formats._otel_convention import nested
 from assay.formats.registry import read_file
 from assay.records import Trajectory, Usage
 from otlp_shapes import attr, export, only_run
@@ -179,6 +181,33 @@ def test_requested_calls_take_results_from_later_tool_messages() -> None:
         "call_1",
         "41.5 C",
     )
+
+
+def test_only_the_requests_the_trace_needs_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each model call's input repeats the conversation so far: reading every request would
+    # cost time quadratic in the conversation's length. With a tool span recording the result,
+    # only the first call's request is read (for the question).
+    read: list[str] = []
+
+    def counted(attributes: Any, prefix: str) -> Any:
+        read.append(prefix)
+        return nested(attributes, prefix)
+
+    monkeypatch.setattr(_otel_openinference, "nested", counted)
+    run = only_run(trajectories_from_otlp(export(AGENT, LLM_1, TOOL, LLM_2), "f"))
+    assert run.question == QUESTION
+    assert [c.result for c in run.tool_calls()] == [{"temp_c": 41.5}]
+    assert read.count(IN_MSG) == 1
+    read.clear()
+    without_tool = copy.deepcopy(LLM_2)
+    without_tool["attributes"] += [
+        attr(f"{IN_MSG}.1.message.role", "tool"),
+        attr(f"{IN_MSG}.1.message.tool_call_id", "call_1"),
+        attr(f"{IN_MSG}.1.message.content", "41.5 C"),
+    ]
+    run = only_run(trajectories_from_otlp(export(AGENT, LLM_1, without_tool), "f"))
+    assert [c.result for c in run.tool_calls()] == ["41.5 C"]
+    assert read.count(IN_MSG) == 2  # a result waits: the later request is read for it
 
 
 def test_agent_names_contents_and_graph_nodes() -> None:

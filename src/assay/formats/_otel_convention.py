@@ -54,7 +54,8 @@ class Reading:
     model: str | None = None
     usage: Usage = field(default_factory=Usage)
     question: str | None = None
-    """The first user text of a model call's input, or the input of an agent or chain."""
+    """The first user text of a model call's input, or the input of an agent or chain; read
+    it with `question_text()`, which reads a model call's request first."""
 
     text: str | None = None
     """A model call's reply text, or the output of an agent or chain."""
@@ -63,7 +64,15 @@ class Reading:
     """The tool calls a model call requested."""
 
     responses: dict[str, Any] = field(default_factory=dict)
-    """Tool results by call id, as a model call's input messages carry them."""
+    """Tool results by call id, as a model call's input messages carry them; read them with
+    `tool_responses()`, which reads the request first."""
+
+    read_request: Callable[[Reading], None] | None = None
+    """How the convention reads a model call's input messages into `question` and
+    `responses`, done when the trace first needs either: each call's request repeats the
+    conversation so far, so reading them all would cost time quadratic in its length, and a
+    trace needs the first call's question and, only when no tool span records a call's result,
+    the results the later requests carry."""
 
     tool: ToolCall | None = None
     """A tool span's call."""
@@ -82,10 +91,21 @@ class Reading:
     """How the convention reads `inputs` and `outputs` as text."""
 
     def question_text(self) -> str | None:
-        """`question`, else the text of `inputs`."""
+        """`question` (a model call's request read if need be), else the text of `inputs`."""
+        self._read_request()
         if self.question is None and self.read_text is not None and self.inputs is not None:
             return self.read_text(self.inputs)
         return self.question
+
+    def tool_responses(self) -> dict[str, Any]:
+        """`responses`, a model call's request read if need be."""
+        self._read_request()
+        return self.responses
+
+    def _read_request(self) -> None:
+        if self.read_request is not None:
+            read, self.read_request = self.read_request, None
+            read(self)
 
     def answer_text(self) -> str | None:
         """`text`, else the text of `outputs`."""

@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from assay.formats._common import count, id_text, tool_args
@@ -85,6 +86,19 @@ def _model_call(attributes: Mapping[str, Any], reading: Reading) -> None:
         count(attributes.get("llm.token_count.completion")),
     )
     reading.agent = text_of(attributes.get("agent.name"))
+    reading.read_request = partial(_request, attributes)
+    outputs = _messages(nested(attributes, "llm.output_messages"))
+    if outputs:  # the first message is the choice an agent goes on with
+        reading.text = _content(outputs[0])
+        reading.calls = _calls(outputs[0])
+    elif (choice := _indexed_text(attributes, "llm.choices", "completion")) is not None:
+        reading.text = choice
+    elif not _is_json(attributes, "output"):
+        reading.text = value_text(attributes.get("output.value"))
+
+
+def _request(attributes: Mapping[str, Any], reading: Reading) -> None:
+    """A model call's question and the tool results its input messages carry."""
     inputs = _messages(nested(attributes, "llm.input_messages"))
     for message in inputs:
         if message.get("role") == "user":
@@ -97,14 +111,6 @@ def _model_call(attributes: Mapping[str, Any], reading: Reading) -> None:
             reading.responses.setdefault(call_id, json_or_text(_content(message)))
     if reading.question is None:  # the legacy completions API: prompts, not messages
         reading.question = _indexed_text(attributes, "llm.prompts", "prompt")
-    outputs = _messages(nested(attributes, "llm.output_messages"))
-    if outputs:  # the first message is the choice an agent goes on with
-        reading.text = _content(outputs[0])
-        reading.calls = _calls(outputs[0])
-    elif (choice := _indexed_text(attributes, "llm.choices", "completion")) is not None:
-        reading.text = choice
-    elif not _is_json(attributes, "output"):
-        reading.text = value_text(attributes.get("output.value"))
 
 
 def _indexed_text(attributes: Mapping[str, Any], prefix: str, part: str) -> str | None:

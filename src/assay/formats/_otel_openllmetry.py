@@ -26,7 +26,7 @@ Example:
     ...     "gen_ai.prompt.0.content": "Is CH-12 hot?",
     ...     "gen_ai.completion.0.tool_calls.0.name": "get_sensor",
     ...     "gen_ai.completion.0.tool_calls.0.arguments": '{"asset": "CH-12"}'}, "openai.chat")
-    >>> reading.role, reading.model, reading.usage.input_tokens, reading.question
+    >>> reading.role, reading.model, reading.usage.input_tokens, reading.question_text()
     ('model', 'gpt-4o', 12, 'Is CH-12 hot?')
     >>> [(call.name, call.args) for call in reading.calls]
     [('get_sensor', {'asset': 'CH-12'})]
@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from assay.formats._common import count, id_text, tool_args
@@ -106,6 +107,16 @@ def model_call(attributes: Mapping[str, Any], kind: str = "chat") -> Reading:
     tokens_in = next((attributes[k] for k in _IN_KEYS if attributes.get(k) is not None), None)
     tokens_out = next((attributes[k] for k in _OUT_KEYS if attributes.get(k) is not None), None)
     reading.usage = Usage(count(tokens_in), count(tokens_out))
+    reading.read_request = partial(_request, attributes)
+    completions = _messages(nested(attributes, _COMPLETION))
+    if completions:  # the first completion is the choice an agent goes on with
+        reading.text = _content(completions[0].get("content"))
+        reading.calls = _calls(completions[0])
+    return reading
+
+
+def _request(attributes: Mapping[str, Any], reading: Reading) -> None:
+    """A model call's question and the tool results its prompt messages carry."""
     prompts = _messages(nested(attributes, _PROMPT))
     for message in prompts:
         if message.get("role") == "user":
@@ -116,11 +127,6 @@ def model_call(attributes: Mapping[str, Any], kind: str = "chat") -> Reading:
         call_id = id_text(message.get("tool_call_id"))
         if message.get("role") == "tool" and call_id is not None:
             reading.responses.setdefault(call_id, json_or_text(message.get("content")))
-    completions = _messages(nested(attributes, _COMPLETION))
-    if completions:  # the first completion is the choice an agent goes on with
-        reading.text = _content(completions[0].get("content"))
-        reading.calls = _calls(completions[0])
-    return reading
 
 
 def _entity_of(name: str, kind: str) -> str | None:

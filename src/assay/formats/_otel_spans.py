@@ -238,8 +238,15 @@ def _attributes(raw: Any) -> dict[str, Any]:
         return {}
     attributes: dict[str, Any] = {}
     for item in raw:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            attributes[item["key"]] = _any_value(item.get("value"), 0)
+        if not isinstance(item, dict):
+            continue
+        key = item.get("key")
+        if not isinstance(key, str):
+            continue
+        value = item.get("value")
+        # Most attributes are text: taken without the general walk, which would find it first.
+        text = value.get("stringValue") if type(value) is dict else None
+        attributes[key] = text if type(text) is str else _any_value(value, 0)
     return attributes
 
 

@@ -287,11 +287,16 @@ def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadPr
     # Without tool spans, a call's result travels in a later request: a `tool_call_response`
     # part of `gen_ai.input.messages`, a tool message of another convention, or a
     # `function_response` part of ADK's request.
-    responses = _tool_responses(model_spans)
-    for _, step, _, _ in entries:
-        for call in step.tool_calls:
-            if call.result is None and call.call_id in responses:
-                call.result = responses[call.call_id]
+    waiting = [
+        call
+        for _, step, _, _ in entries
+        for call in step.tool_calls
+        if call.result is None and call.call_id is not None
+    ]
+    responses = _tool_responses(model_spans) if waiting else {}
+    for call in waiting:
+        if call.call_id in responses:
+            call.result = responses[call.call_id]
 
     steps = [step for _, step, _, _ in sorted(entries + tool_entries, key=lambda e: e[0])]
     for index, step in enumerate(steps):
@@ -568,7 +573,7 @@ def _tool_responses(model_spans: list[Span]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for span in model_spans:
         if span.reading is not None:
-            for answered_id, result in span.reading.responses.items():
+            for answered_id, result in span.reading.tool_responses().items():
                 found.setdefault(answered_id, result)
         for message in genai_messages(span.attributes.get("gen_ai.input.messages")):
             for part in genai_parts(message):
