@@ -396,11 +396,11 @@ def _read_whole(path: str | Path, limit: int) -> bytes:
     try:
         if size > limit:
             raise _TooLargeError(_too_large(size, limit))
-        # One byte more than the size: a short read is the end of a regular file, so the
-        # usual file is read in one call, and one that grew meanwhile is still read whole,
-        # up to one byte past the limit. Chunked, so that a size that says gigabytes is not
-        # allocated in one piece.
-        wanted = min(size + 1, _READ_CHUNK)
+        # One byte more than the size, in one call: a short read is the end of a regular
+        # file, so the file is read without joining pieces (a copy of it all), and one that
+        # grew meanwhile is still read whole, in pieces, up to one byte past the limit. The
+        # size is at most the limit here, so no more is allocated than the limit allows.
+        wanted = size + 1
         first = os.read(descriptor, wanted)
         if len(first) < wanted:
             return first
