@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,7 +29,7 @@ from assay.formats import _otel_openai_agents as _openai_agents
 from assay.formats._otel_convention import Reading, Role
 from assay.formats._otel_status import span_error
 
-__all__ = ["EXPORT_FIELDS", "OPERATION", "Span", "collect_spans"]
+__all__ = ["EXPORT_FIELDS", "OPERATION", "Span", "attribute_map", "collect_spans"]
 
 _JAEGER = "Jaeger JSON export"
 _TEMPO = "Tempo export (batches)"
@@ -80,6 +80,9 @@ class Span:
     error: str | None = None
     """Why the span failed (its status, or the exception it recorded); None: it did not."""
 
+    events: list[Any] = field(default_factory=list)
+    """The span's events as written (read by the conventions that record content in them)."""
+
     @property
     def operation(self) -> str | None:
         value = self.attributes.get(OPERATION)
@@ -116,7 +119,7 @@ def _collect(
         for group in resource_spans:
             if not isinstance(group, dict):
                 continue
-            own = _attributes(_get(group.get("resource"), "attributes", "attributes"))
+            own = attribute_map(_get(group.get("resource"), "attributes", "attributes"))
             scopes = _get(group, "scopeSpans", "scope_spans")
             if scopes is None:
                 scopes = _get(group, "instrumentationLibrarySpans", "instrumentation_library_spans")
@@ -171,11 +174,12 @@ def _add_span(raw: Any, resource: dict[str, Any], out: list[Span]) -> None:
     if trace_id is None and span_id is None:
         return  # not a span
     parent = _span_id(_get(raw, "parentSpanId", "parent_span_id")) or _span_id(raw.get("parent_id"))
-    attributes = _attributes(raw.get("attributes"))
+    attributes = attribute_map(raw.get("attributes"))
     span_resource = resource
     if not span_resource and isinstance(raw.get("resource"), dict):
-        span_resource = _attributes(_get(raw["resource"], "attributes", "attributes"))
+        span_resource = attribute_map(_get(raw["resource"], "attributes", "attributes"))
     name = raw.get("name")
+    events = raw.get("events")
     out.append(
         Span(
             trace_id=trace_id or "",
@@ -188,6 +192,7 @@ def _add_span(raw: Any, resource: dict[str, Any], out: list[Span]) -> None:
             resource=span_resource,
             order=len(out),
             error=span_error(raw),
+            events=events if isinstance(events, list) else [],
         )
     )
 
@@ -231,7 +236,9 @@ def _time(raw: dict[str, Any], camel: str, snake: str, iso: str) -> int | None:
     return None
 
 
-def _attributes(raw: Any) -> dict[str, Any]:
+def attribute_map(raw: Any) -> dict[str, Any]:
+    """Attributes as plain values by key: OTLP's `[{key, value: AnyValue}]`, or the console
+    exporter's plain object (of a span, a resource or an event)."""
     if isinstance(raw, dict):  # the console exporter writes plain values
         return {key: value for key, value in raw.items() if isinstance(key, str)}
     if not isinstance(raw, list):

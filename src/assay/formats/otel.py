@@ -69,8 +69,10 @@ The question is the first user text of the first model call's `gen_ai.input.mess
 chain builds it: then that input); the answer the last step text, else the output of the
 outermost agent span. Older spellings are accepted where they are unambiguous:
 `gen_ai.usage.prompt_tokens` / `completion_tokens` and message attributes recorded as JSON
-text. Span events (the deprecated per-message events) are
-not read, but for an `exception`.
+text. Messages recorded in span events are read as the span's (the
+`gen_ai.client.inference.operation.details` event's attributes, and the per-message events of
+v1.36 and before, `gen_ai.user.message` ... `gen_ai.choice`, and v1.27's content events: see
+`assay.formats._otel_genai_events`); another `gen_ai.*` event is noted as not read.
 
 A failed span (its status ERROR, or an `exception` event; see `assay.formats._otel_status`)
 says so: a tool call's result is `{"error": MESSAGE}`; a failed root span fails the run
@@ -130,6 +132,7 @@ from assay.formats._otel_genai import (
     output_text,
     requested_calls,
 )
+from assay.formats._otel_genai_events import read_content_events
 from assay.formats._otel_spans import EXPORT_FIELDS, Span, collect_spans
 from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
@@ -197,8 +200,12 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
 def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadProblem:
     trace_source = f"{source}#{trace_id}" if trace_id else source
     spans.sort(key=_position)
+    unread_events: dict[str, int] = {}
     for rank, span in enumerate(spans):
         span.rank = rank
+        if span.events:
+            for name in read_content_events(span):
+                unread_events[name] = unread_events.get(name, 0) + 1
         span.role, span.reading = _convention(span)
     by_id = {span.span_id: span for span in spans if span.span_id is not None}
 
@@ -359,7 +366,11 @@ def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadPr
         usage=usage,
         duration_ms=duration,
         source=trace_source,
-        notes=_unread_notes(spans),
+        notes=_unread_notes(spans)
+        + [
+            f"not read: {n} span event{'' if n == 1 else 's'} {name}"
+            for name, n in unread_events.items()
+        ],
     )
     _failures(run, spans, by_id)
     return run
