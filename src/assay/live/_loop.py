@@ -225,7 +225,8 @@ class LoopWatch:
         self._last_beat = now
         self._beat_handle = self.loop.call_later(BEAT_S, self._beat)
 
-    def _stalled_for(self) -> float:
+    def held_for(self) -> float:
+        """Seconds since the loop's last heartbeat: how long it has been held, when it is."""
         return time.monotonic() - self._last_beat
 
     def _watch(self) -> None:
@@ -235,7 +236,7 @@ class LoopWatch:
         assert limit is not None
         fired_at = 0.0
         while not self._stop.wait(BEAT_S):
-            if self._stalled_for() <= limit:
+            if self.held_for() <= limit:
                 continue
             since = time.monotonic() - fired_at
             if since > limit or (since > RETRY_S and self._interrupt_lost()):
@@ -313,7 +314,7 @@ class _Guard(LoopWatch):
         # agent's (the loop may have moved on since the watchdog looked).
         limit = self.block_limit_s
         task = self._agent_task()
-        if limit is None or task is None or self._stalled_for() <= limit:
+        if limit is None or task is None or self.held_for() <= limit:
             return
         if self._raised_at_beat == self._last_beat and task is not self._raised_in:
             return  # the last interrupt took; the loop runs what was ready before it beats

@@ -69,6 +69,12 @@ START_WORKER_TIMEOUT_S = 120.0
 _JUDGE_POLL_S = 0.1
 """How often a stuck worker's watch is asked again which unit held its loop."""
 
+_HELD_S = 0.25
+"""A worker's loop without a heartbeat this long is held (its heartbeat is every 50 ms)."""
+
+_WATCH_SLACK_S = 1.0
+"""How long past the timeout the watch, a thread of a busy worker, may take to name a unit."""
+
 
 def ray_missing() -> str | None:
     """What to install when Ray is not installed; None when it is."""
@@ -349,9 +355,12 @@ class _Host:
             )
             return _dumps(_Unsendable(reason[:1000]))
 
-    async def blocked(self) -> list[str]:
-        """The units whose agent held this worker's loop past their timeout."""
-        return [] if self.watch is None else list(self.watch.blockers)
+    async def blocked(self) -> tuple[list[str], float]:
+        """The units whose agent held this worker's loop past their timeout, and how long
+        the loop has been held now (about 0 when it runs)."""
+        if self.watch is None:
+            return [], 0.0
+        return list(self.watch.blockers), self.watch.held_for()
 
 
 @functools.cache
@@ -552,17 +561,25 @@ class _Run:
         """Which units held a stuck worker's loop (its watch says, from a loop of its own);
         then the worker is killed and replaced. The watch names a unit once its hold passes
         the timeout, which may be after the deadline here when the unit started late on a
-        busy worker: it is asked again until then, for as long as a unit's deadline."""
+        busy worker: it is asked again for as long as a unit's deadline, and after that while
+        the loop is held but not yet past the timeout (up to the timeout more)."""
         import ray
 
+        deadline = self.deadline_s or 0.0
+        limit = self.runner.settings.timeout_s or 0.0
         waited = 0.0
         while True:
             try:
-                found = await asyncio.wait_for(_awaited(worker.actor.blocked.remote()), 10.0)
+                found, held = await asyncio.wait_for(
+                    _awaited(worker.actor.blocked.remote()), 10.0
+                )
             except (TimeoutError, ray.exceptions.RayError):
                 found = []
                 break
-            if found or waited >= (self.deadline_s or 0.0):
+            # A hold not yet past the timeout (and the watch's slack) is a unit that started
+            # late on a busy worker, still to be named: waited for, up to its timeout more.
+            counting = _HELD_S < held <= limit + _WATCH_SLACK_S and waited < deadline + limit
+            if found or (waited >= deadline and not counting):
                 break
             await asyncio.sleep(_JUDGE_POLL_S)
             waited += _JUDGE_POLL_S
