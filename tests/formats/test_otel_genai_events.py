@@ -265,3 +265,153 @@ def test_property_arbitrary_events_never_raise(events: list[dict[str, Any]]) -> 
     ]
     (item,) = trajectories_from_otlp(spans, "f")
     assert isinstance(item, Trajectory | ReadProblem)
+
+
+# --- GenAI events recorded as log records ----------------------------------------------------
+
+
+def any_value(value: Any) -> dict[str, Any]:
+    """A value as OTLP's `AnyValue`."""
+    if isinstance(value, dict):
+        pairs = [{"key": k, "value": any_value(v)} for k, v in value.items()]
+        return {"kvlistValue": {"values": pairs}}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [any_value(v) for v in value]}}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    return {"stringValue": value}
+
+
+def log(name: str, body: dict[str, Any], span_id: str, trace: str = "t") -> dict[str, Any]:
+    """A log record of the span `span_id`, as the OTLP exporter writes an event."""
+    return {
+        "timeUnixNano": "1000000",
+        "observedTimeUnixNano": "1000000",
+        "severityNumber": 9,
+        "body": any_value(body),
+        "attributes": [attr("gen_ai.system", "openai"), attr("event.name", name)],
+        "traceId": trace,
+        "spanId": span_id,
+    }
+
+
+def logs_export(*records: dict[str, Any]) -> dict[str, Any]:
+    scope = {
+        "scope": {"name": "opentelemetry.instrumentation.openai_v2"},
+        "logRecords": list(records),
+    }
+    return {"resourceLogs": [{"resource": {"attributes": []}, "scopeLogs": [scope]}]}
+
+
+def test_events_recorded_as_logs_join_their_spans_in_a_collector_file(tmp_path: Path) -> None:
+    # The collector's file exporter writes each export as a line: logs and spans mixed.
+    calls = [
+        {"id": "c1", "type": "function", "function": {"name": "get_sensor", "arguments": "{}"}}
+    ]
+    spans = export(
+        span("m1", "chat gpt-4o", 0, 10, CHAT),
+        span(
+            "x1",
+            "execute_tool get_sensor",
+            12,
+            14,
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_sensor",
+                "gen_ai.tool.call.id": "c1",
+            },
+        ),
+        span("m2", "chat gpt-4o", 20, 30, CHAT),
+    )
+    first = logs_export(
+        log("gen_ai.user.message", {"content": QUESTION}, "m1"),
+        log(
+            "gen_ai.choice",
+            {"index": 0, "finish_reason": "tool_calls", "message": {"tool_calls": calls}},
+            "m1",
+        ),
+    )
+    second = logs_export(
+        log("gen_ai.user.message", {"content": QUESTION}, "m2"),
+        log("gen_ai.tool.message", {"content": "41.5 C", "id": "c1"}, "m2"),
+        log("gen_ai.choice", {"index": 0, "message": {"content": ANSWER}}, "m2"),
+        {"body": any_value("request done"), "severityNumber": 9, "traceId": "t", "spanId": "m2"},
+    )
+    path = tmp_path / "otel.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(doc) for doc in (first, spans, second)) + b"\n")
+    (run,) = list(read_file(path))
+    assert isinstance(run, Trajectory)
+    assert (run.question, run.answer) == (QUESTION, ANSWER)
+    assert [step.text for step in run.steps] == [None, ANSWER]
+    (call,) = run.tool_calls()
+    assert (call.name, call.call_id) == ("get_sensor", "c1")
+    assert run.notes == ["not read: 1 log record"]
+
+
+def test_log_records_without_their_spans_are_said() -> None:
+    only_logs = logs_export(log("gen_ai.user.message", {"content": QUESTION}, "m1"))
+    (problem,) = trajectories_from_otlp(only_logs, "logs.json")
+    assert isinstance(problem, ReadProblem)
+    assert problem.reason.startswith("no spans found, only 1 log record (OTLP logs)")
+    both = [
+        export(span("m1", "chat", 0, 10, CHAT)),
+        logs_export(
+            log("gen_ai.user.message", {"content": QUESTION}, "m1"),
+            log("gen_ai.user.message", {"content": "elsewhere"}, "zz", trace="u"),
+        ),
+    ]
+    run, lone = trajectories_from_otlp(both, "f")
+    assert isinstance(run, Trajectory) and run.question == QUESTION
+    assert isinstance(lone, ReadProblem)
+    assert lone.reason == "1 log record of spans not in the file: not read"
+
+
+def test_console_exporter_log_records_join_their_spans() -> None:
+    spans = [
+        {
+            "name": "chat gpt-4o",
+            "context": {"trace_id": "0xab", "span_id": "0x01"},
+            "attributes": CHAT,
+        },
+        {
+            "body": {"content": QUESTION},
+            "severity_number": 9,
+            "attributes": {"event.name": "gen_ai.user.message"},
+            "trace_id": "0xab",
+            "span_id": "0x01",
+            "resource": {"attributes": {}},
+        },
+    ]
+    run = only_run(trajectories_from_otlp(spans, "f"))
+    assert run.question == QUESTION
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    records=st.lists(
+        st.fixed_dictionaries(
+            {
+                "body": EVENT_VALUES.map(any_value) | EVENT_VALUES,
+                "attributes": st.lists(
+                    st.builds(
+                        attr,
+                        st.sampled_from(["event.name", "gen_ai.event.content", "content"]),
+                        st.sampled_from(["gen_ai.choice", "gen_ai.user.message", "x", "{}"]),
+                    ),
+                    max_size=3,
+                ),
+                "spanId": st.sampled_from(["m1", "m2", ""]),
+                "traceId": st.sampled_from(["t", "u"]),
+            },
+            optional={"eventName": st.sampled_from(["gen_ai.tool.message", "gen_ai.choice", 3])},
+        ),
+        max_size=6,
+    )
+)
+def test_property_arbitrary_log_records_never_raise(records: list[dict[str, Any]]) -> None:
+    items = trajectories_from_otlp(
+        [export(span("m1", "chat", 0, 10, CHAT)), logs_export(*records)], "f"
+    )
+    assert items and all(isinstance(item, Trajectory | ReadProblem) for item in items)

@@ -21,8 +21,12 @@ as events rather than span attributes, and instrumentations attach those events 
   `gen_ai.prompt` / `gen_ai.completion` attribute JSON text of chat messages, or plain text,
   as OpenLIT writes it): the same, the prompt's messages as input, the completion's as output.
 
-Any other event named `gen_ai.*` is content assay does not read: its name is returned, for the
-run's notes.
+Log records of the span (`collect_spans` joins them to it) are read the same way, a record's
+body standing for `gen_ai.event.content`: the GenAI instrumentations emit these events as logs
+as often as on spans.
+
+Any other event named `gen_ai.*`, and any other log record, is content assay does not read:
+returned, for the run's notes.
 
 Example:
     >>> from assay.formats._otel_spans import Span
@@ -67,18 +71,26 @@ _INPUT = "gen_ai.input.messages"
 _OUTPUT = "gen_ai.output.messages"
 
 
-def read_content_events(span: Span) -> list[str]:
+def read_content_events(span: Span) -> list[tuple[str, str]]:
     """Put the content the span's GenAI events carry into its attributes (see the module
-    notes); the names of the `gen_ai.*` events it has that are not read, one per event."""
-    unread: list[str] = []
+    notes); what it has that is not read, one per event: `("span event", NAME)` for a
+    `gen_ai.*` event, `("log record", NAME)` for a log record (its event name, or "")."""
+    unread: list[tuple[str, str]] = []
     inputs: list[dict[str, Any]] = []
     choices: list[tuple[int, int, dict[str, Any]]] = []
     outputs: list[dict[str, Any]] = []
     for event in span.events:
-        name = event.get("name") if isinstance(event, dict) else None
+        if not isinstance(event, dict):
+            continue
+        name = event.get("name")
+        logged = event.get("log") is True
         if not isinstance(name, str) or not name.startswith("gen_ai."):
+            if logged:  # a log record of the span: content of some kind, said
+                unread.append(("log record", name if isinstance(name, str) else ""))
             continue
         attributes = attribute_map(event.get("attributes"))
+        if logged and isinstance(event.get("body"), dict):
+            attributes = {**attributes, _BODY: event["body"]}  # a log record's body is its own
         if name == DETAILS_EVENT:
             for key, value in attributes.items():
                 span.attributes.setdefault(key, value)
@@ -100,7 +112,7 @@ def read_content_events(span: Span) -> list[str]:
                 )
             )
         else:
-            unread.append(name)
+            unread.append(("log record" if logged else "span event", name))
     if inputs:
         span.attributes.setdefault(_INPUT, inputs)
     outputs = [message for _, _, message in sorted(choices)] + outputs

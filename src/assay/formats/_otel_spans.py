@@ -10,9 +10,9 @@ Example:
     ...     "scopeSpans": [{"spans": [{"traceId": "t1", "spanId": "s1", "name": "chat",
     ...     "startTimeUnixNano": "1000000", "endTimeUnixNano": "3000000", "attributes": [
     ...     {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "12"}}]}]}]}]}
-    >>> (span,), seen = collect_spans(export)
-    >>> span.trace_id, span.name, span.end - span.start, span.attributes, seen
-    ('t1', 'chat', 2000000, {'gen_ai.usage.input_tokens': 12}, [])
+    >>> (span,), seen, lone_logs = collect_spans(export)
+    >>> span.trace_id, span.name, span.end - span.start, span.attributes, seen, lone_logs
+    ('t1', 'chat', 2000000, {'gen_ai.usage.input_tokens': 12}, [], 0)
 """
 
 from __future__ import annotations
@@ -22,14 +22,22 @@ import binascii
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from assay.formats import _otel_exports as _exports
 from assay.formats import _otel_openai_agents as _openai_agents
 from assay.formats._otel_convention import Reading, Role
 from assay.formats._otel_status import span_error
 
-__all__ = ["EXPORT_FIELDS", "OPERATION", "Span", "attribute_map", "collect_spans"]
+__all__ = [
+    "EXPORT_FIELDS",
+    "LOG_FIELDS",
+    "OPERATION",
+    "Collected",
+    "Span",
+    "attribute_map",
+    "collect_spans",
+]
 
 _JAEGER = "Jaeger JSON export"
 _TEMPO = "Tempo export (batches)"
@@ -42,6 +50,9 @@ OPERATION = "gen_ai.operation.name"
 EXPORT_FIELDS = ("resourceSpans", "resource_spans")
 """The keys of an OTLP export."""
 
+LOG_FIELDS = ("resourceLogs", "resource_logs")
+"""The keys of an OTLP logs export."""
+
 # AnyValue nests (arrays of kvlists of arrays ...); deeper than this is not telemetry anyone
 # wrote on purpose, and stopping keeps conversion iterative-safe on hostile input.
 _MAX_VALUE_DEPTH = 32
@@ -49,13 +60,47 @@ _MAX_VALUE_DEPTH = 32
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def collect_spans(data: Any) -> tuple[list[Span], list[str]]:
-    """Every span in `data`, whatever container holds it, and the names of the other tools'
-    containers met (for the problem of a container with no span in it)."""
+class Collected(NamedTuple):
+    """What `collect_spans` found."""
+
+    spans: list[Span]
+    seen: list[str]
+    """The other tools' containers met (for the problem of a container with no span)."""
+    lone_logs: int
+    """Log records whose span is not among `spans`."""
+
+
+def collect_spans(data: Any) -> Collected:
+    """Every span in `data`, whatever container holds it.
+
+    Log records (OTLP `resourceLogs`, the console exporter's records) join the events of the
+    span they name (`Span.events`, marked `"log": True`, with their `body`): GenAI events are
+    recorded as logs as often as on spans."""
     spans: list[Span] = []
     seen: list[str] = []
-    _collect(data, {}, spans, 0, seen)
-    return spans, seen
+    logs: list[_LogRecord] = []
+    _collect(data, {}, spans, 0, seen, logs)
+    alone = 0
+    if logs:
+        by_id = {(span.trace_id, span.span_id): span for span in spans if span.span_id}
+        for record in logs:
+            span = None if record.span_id is None else by_id.get(
+                (record.trace_id or "", record.span_id)
+            )
+            if span is None:
+                alone += 1
+            else:
+                span.events.append(record.event)
+    return Collected(spans, seen, alone)
+
+
+@dataclass(slots=True)
+class _LogRecord:
+    """A log record: the span it names, and itself as an event of that span."""
+
+    trace_id: str | None
+    span_id: str | None
+    event: dict[str, Any]
 
 
 @dataclass(slots=True)
@@ -94,10 +139,16 @@ class Span:
 
 
 def _collect(
-    data: Any, resource: dict[str, Any], out: list[Span], depth: int, seen: list[str]
+    data: Any,
+    resource: dict[str, Any],
+    out: list[Span],
+    depth: int,
+    seen: list[str],
+    logs: list[_LogRecord],
 ) -> None:
     """Every span in `data`, whatever container holds it; `seen` gets the names of the
-    containers met (for the problem of a container with no span in it)."""
+    containers met (for the problem of a container with no span in it), `logs` the log
+    records."""
     if depth > 4:  # exports in lists in lists: deeper is not an export
         return
     if isinstance(data, list):
@@ -107,9 +158,17 @@ def _collect(
                 _add_span(flat, {}, out)
             return
         for item in data:
-            _collect(item, resource, out, depth + 1, seen)
+            _collect(item, resource, out, depth + 1, seen, logs)
         return
     if not isinstance(data, dict):
+        return
+    resource_logs = _get(data, *LOG_FIELDS)
+    if isinstance(resource_logs, list):
+        _otlp_logs(resource_logs, logs)
+        if not any(key in data for key in EXPORT_FIELDS):
+            return
+    if _is_console_record(data):
+        logs.append(_log_record(data, data.get("body"), data.get("attributes")))
         return
     resource_spans = _get(data, "resourceSpans", "resource_spans")
     if resource_spans is None and "batches" in data:  # Grafana Tempo's trace by id
@@ -131,7 +190,7 @@ def _collect(
     for wrapper in ("trace", "result"):  # Tempo's v2 API; Jaeger's v3 API
         inner = data.get(wrapper)
         if isinstance(inner, dict) and any(key in inner for key in EXPORT_FIELDS):
-            _collect(inner, resource, out, depth + 1, seen)
+            _collect(inner, resource, out, depth + 1, seen, logs)
             return
     inner = data.get("data")
     if not _exports.is_jaeger(inner) and _exports.is_jaeger([data]):
@@ -142,7 +201,7 @@ def _collect(
             _add_span(flat, {}, out)
         return
     if _openai_agents.is_export(inner):
-        _collect(inner, resource, out, depth + 1, seen)
+        _collect(inner, resource, out, depth + 1, seen, logs)
         return
     if _exports.is_mlflow(data):
         seen.append(_MLFLOW)
@@ -159,6 +218,32 @@ def _collect(
             _add_span(raw, resource, out)
         return
     _add_span(data, resource, out)
+
+
+def _otlp_logs(groups: list[Any], logs: list[_LogRecord]) -> None:
+    for group in groups:
+        scopes = _get(group, "scopeLogs", "scope_logs") if isinstance(group, dict) else None
+        for scope in scopes if isinstance(scopes, list) else ():
+            records = _get(scope, "logRecords", "log_records")
+            for raw in records if isinstance(records, list) else ():
+                if isinstance(raw, dict):
+                    body = _any_value(raw.get("body"), 0)
+                    logs.append(_log_record(raw, body, raw.get("attributes")))
+
+
+def _is_console_record(raw: dict[str, Any]) -> bool:
+    """Whether an object is a log record as the SDK's console exporter writes it."""
+    return "body" in raw and ("severity_number" in raw or "observed_timestamp" in raw)
+
+
+def _log_record(raw: dict[str, Any], body: Any, attributes: Any) -> _LogRecord:
+    """A log record as the event of its span: named by its event name (OTLP's `eventName`,
+    else its `event.name` attribute), its body beside its attributes."""
+    plain = attribute_map(attributes)
+    name = _get(raw, "eventName", "event_name") or plain.get("event.name")
+    event = {"name": name, "attributes": plain, "body": body, "log": True}
+    trace_id = _span_id(_get(raw, "traceId", "trace_id"))
+    return _LogRecord(trace_id, _span_id(_get(raw, "spanId", "span_id")), event)
 
 
 def _add_span(raw: Any, resource: dict[str, Any], out: list[Span]) -> None:

@@ -72,7 +72,10 @@ outermost agent span. Older spellings are accepted where they are unambiguous:
 text. Messages recorded in span events are read as the span's (the
 `gen_ai.client.inference.operation.details` event's attributes, and the per-message events of
 v1.36 and before, `gen_ai.user.message` ... `gen_ai.choice`, and v1.27's content events: see
-`assay.formats._otel_genai_events`); another `gen_ai.*` event is noted as not read.
+`assay.formats._otel_genai_events`); another `gen_ai.*` event is noted as not read. The
+same events recorded as OTLP log records (`resourceLogs`, in the same file as their spans, as
+the collector's file exporter writes both) are read with the span each names; a log record of
+a span not in the file is a problem line, any other log record a note.
 
 A failed span (its status ERROR, or an `exception` event; see `assay.formats._otel_status`)
 says so: a tool call's result is `{"error": MESSAGE}`; a failed root span fails the run
@@ -133,7 +136,7 @@ from assay.formats._otel_genai import (
     requested_calls,
 )
 from assay.formats._otel_genai_events import read_content_events
-from assay.formats._otel_spans import EXPORT_FIELDS, Span, collect_spans
+from assay.formats._otel_spans import EXPORT_FIELDS, LOG_FIELDS, Span, collect_spans
 from assay.formats.registry import register_reader
 from assay.records import Step, ToolCall, Trajectory, Usage
 
@@ -170,9 +173,15 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
         >>> trajectories_from_otlp({"resourceSpans": []}, "empty.json")[0].reason
         'no spans found (expected OTLP JSON: resourceSpans, or a list of spans)'
     """
-    spans, seen = collect_spans(data)
+    spans, seen, lone_logs = collect_spans(data)
     if not spans:
-        if seen:
+        if lone_logs:
+            reason = (
+                f"no spans found, only {lone_logs} log record{'' if lone_logs == 1 else 's'} "
+                "(OTLP logs): assay reads the GenAI events recorded as logs with the spans "
+                "they belong to (export both to one file)"
+            )
+        elif seen:
             reason = f"no spans found in the {seen[0]}"
         elif isinstance(data, dict | list):
             reason = "no spans found (expected OTLP JSON: resourceSpans, or a list of spans)"
@@ -191,6 +200,11 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
             else item
             for item in found
         ]
+    if lone_logs:
+        s = "" if lone_logs == 1 else "s"
+        found.append(
+            ReadProblem(source, f"{lone_logs} log record{s} of spans not in the file: not read")
+        )
     return found
 
 
@@ -200,12 +214,12 @@ def trajectories_from_otlp(data: Any, source: str) -> list[Trajectory | ReadProb
 def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadProblem:
     trace_source = f"{source}#{trace_id}" if trace_id else source
     spans.sort(key=_position)
-    unread_events: dict[str, int] = {}
+    unread_events: dict[tuple[str, str], int] = {}
     for rank, span in enumerate(spans):
         span.rank = rank
         if span.events:
-            for name in read_content_events(span):
-                unread_events[name] = unread_events.get(name, 0) + 1
+            for what in read_content_events(span):
+                unread_events[what] = unread_events.get(what, 0) + 1
         span.role, span.reading = _convention(span)
     by_id = {span.span_id: span for span in spans if span.span_id is not None}
 
@@ -368,8 +382,8 @@ def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadPr
         source=trace_source,
         notes=_unread_notes(spans)
         + [
-            f"not read: {n} span event{'' if n == 1 else 's'} {name}"
-            for name, n in unread_events.items()
+            f"not read: {n} {kind}{'' if n == 1 else 's'} {name}".rstrip()
+            for (kind, name), n in unread_events.items()
         ],
     )
     _failures(run, spans, by_id)
@@ -619,7 +633,7 @@ _SPAN_FIELDS = ("traceId", "trace_id", "spanId", "span_id")
 
 def _sniff(name: str, value: Any) -> bool:
     if isinstance(value, dict):
-        if any(key in value for key in EXPORT_FIELDS) or _other_container(value):
+        if any(key in value for key in (*EXPORT_FIELDS, *LOG_FIELDS)) or _other_container(value):
             return True
         # A chat log may carry a trace id; its messages are for the chat readers. So does a
         # LangSmith run (`run_type`), which is the LangSmith reader's.
@@ -631,7 +645,7 @@ def _sniff(name: str, value: Any) -> bool:
         isinstance(first, dict)
         and "run_type" not in first
         and (
-            any(key in first for key in (*_SPAN_FIELDS, *EXPORT_FIELDS))
+            any(key in first for key in (*_SPAN_FIELDS, *EXPORT_FIELDS, *LOG_FIELDS))
             or _other_container(first)
             or _console_span(first)
         )
