@@ -284,17 +284,25 @@ def any_value(value: Any) -> dict[str, Any]:
     return {"stringValue": value}
 
 
-def log(name: str, body: dict[str, Any], span_id: str, trace: str = "t") -> dict[str, Any]:
-    """A log record of the span `span_id`, as the OTLP exporter writes an event."""
-    return {
+def log(
+    name: str, body: dict[str, Any], span_id: str, trace: str = "t", *, older: bool = False
+) -> dict[str, Any]:
+    """A log record of the span `span_id`, as the OTLP exporter writes an event: named by
+    its `eventName`, or (`older` SDKs) by an `event.name` attribute."""
+    record = {
         "timeUnixNano": "1000000",
         "observedTimeUnixNano": "1000000",
         "severityNumber": 9,
         "body": any_value(body),
-        "attributes": [attr("gen_ai.system", "openai"), attr("event.name", name)],
+        "attributes": [attr("gen_ai.system", "openai")],
         "traceId": trace,
         "spanId": span_id,
     }
+    if older:
+        record["attributes"].append(attr("event.name", name))
+    else:
+        record["eventName"] = name
+    return record
 
 
 def logs_export(*records: dict[str, Any]) -> dict[str, Any]:
@@ -334,8 +342,8 @@ def test_events_recorded_as_logs_join_their_spans_in_a_collector_file(tmp_path: 
         ),
     )
     second = logs_export(
-        log("gen_ai.user.message", {"content": QUESTION}, "m2"),
-        log("gen_ai.tool.message", {"content": "41.5 C", "id": "c1"}, "m2"),
+        log("gen_ai.user.message", {"content": QUESTION}, "m2", older=True),
+        log("gen_ai.tool.message", {"content": "41.5 C", "id": "c1"}, "m2", older=True),
         log("gen_ai.choice", {"index": 0, "message": {"content": ANSWER}}, "m2"),
         {"body": any_value("request done"), "severityNumber": 9, "traceId": "t", "spanId": "m2"},
     )
