@@ -166,6 +166,31 @@ def test_the_older_content_events_as_json_messages_or_text() -> None:
     assert run.question == "user: " + QUESTION  # the prompt as recorded, not guessed apart
 
 
+def test_messages_recorded_as_text_are_read_as_written() -> None:
+    # OpenLIT's older instrumentations write "role: content" lines, on the span and in its
+    # content events under the current attribute names.
+    on_span = span(
+        "m1",
+        "chat",
+        0,
+        10,
+        {
+            **CHAT,
+            "gen_ai.input.messages": f"system: You watch chillers.\nuser: {QUESTION}",
+            "gen_ai.output.messages": ANSWER,
+        },
+    )
+    run = only_run(trajectories_from_otlp(export(on_span), "f"))
+    assert (run.question, run.answer) == (f"system: You watch chillers.\nuser: {QUESTION}", ANSWER)
+    in_events = with_events(
+        span("m1", "chat", 0, 10, CHAT),
+        event("gen_ai.content.prompt", {"gen_ai.input.messages": f"user: {QUESTION}"}),
+        event("gen_ai.content.completion", {"gen_ai.output.messages": ANSWER}),
+    )
+    run = only_run(trajectories_from_otlp(export(in_events), "f"))
+    assert (run.question, run.answer) == (f"user: {QUESTION}", ANSWER)
+
+
 def test_other_genai_events_are_noted_and_others_ignored() -> None:
     raw = with_events(
         span("m1", "chat", 0, 10, CHAT),

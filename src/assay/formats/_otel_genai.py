@@ -51,13 +51,16 @@ def genai_usage(attributes: dict[str, Any]) -> Usage:
     return Usage(count(tokens_in), count(tokens_out))
 
 
-def genai_messages(value: Any) -> list[Any]:
-    """`gen_ai.input.messages` / `gen_ai.output.messages`: structured, or JSON text."""
+def genai_messages(value: Any, role: str) -> list[Any]:
+    """`gen_ai.input.messages` / `gen_ai.output.messages`: structured, or JSON text. Plain text
+    (as OpenLIT's older instrumentations record it, `"user: ..."`) is one message of `role`
+    (`user` for the input, `assistant` for the output) with that text as written."""
     if isinstance(value, str):
         try:
             value = orjson.loads(value)
         except orjson.JSONDecodeError:
-            return []
+            text = value.strip()
+            return [{"role": role, "parts": [{"type": "text", "content": text}]}] if text else []
     return value if isinstance(value, list) else []
 
 

@@ -18,8 +18,9 @@ as events rather than span attributes, and instrumentations attach those events 
   records those itself.
 
 - the content events of v1.27 (`gen_ai.content.prompt` / `gen_ai.content.completion`, their
-  `gen_ai.prompt` / `gen_ai.completion` attribute JSON text of chat messages, or plain text,
-  as OpenLIT writes it): the same, the prompt's messages as input, the completion's as output.
+  `gen_ai.prompt` / `gen_ai.completion` attribute, or `gen_ai.input.messages` /
+  `gen_ai.output.messages` as OpenLIT writes them, JSON text of chat messages or plain text):
+  the same, the prompt's messages as input, the completion's as output.
 
 Log records of the span (`collect_spans` joins them to it) are read the same way, a record's
 body standing for `gen_ai.event.content`: the GenAI instrumentations emit these events as logs
@@ -62,13 +63,13 @@ _MESSAGE_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 _CHOICE_EVENT = "gen_ai.choice"
-_CONTENT_EVENTS = {
-    "gen_ai.content.prompt": ("gen_ai.prompt", "user"),
-    "gen_ai.content.completion": ("gen_ai.completion", "assistant"),
-}
-_BODY = "gen_ai.event.content"
 _INPUT = "gen_ai.input.messages"
 _OUTPUT = "gen_ai.output.messages"
+_CONTENT_EVENTS = {
+    "gen_ai.content.prompt": (("gen_ai.prompt", _INPUT), "user"),
+    "gen_ai.content.completion": (("gen_ai.completion", _OUTPUT), "assistant"),
+}
+_BODY = "gen_ai.event.content"
 
 
 def read_content_events(span: Span) -> list[tuple[str, str]]:
@@ -97,8 +98,9 @@ def read_content_events(span: Span) -> list[tuple[str, str]]:
         elif name in _MESSAGE_EVENTS:
             inputs.append(_message(_MESSAGE_EVENTS[name], _body(attributes)))
         elif name in _CONTENT_EVENTS:
-            key, role = _CONTENT_EVENTS[name]
-            read = _recorded(attributes.get(key), role)
+            (key, current), role = _CONTENT_EVENTS[name]
+            recorded = attributes.get(key)
+            read = _recorded(attributes.get(current) if recorded is None else recorded, role)
             (inputs if role == "user" else outputs).extend(read)
         elif name == _CHOICE_EVENT:
             body = _body(attributes)

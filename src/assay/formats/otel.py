@@ -253,7 +253,7 @@ def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadPr
             text, requested, usage = reading.text, reading.calls, reading.usage
             own_agent = span.text("gen_ai.agent.name") or reading.agent
         else:
-            outputs = genai_messages(span.attributes.get("gen_ai.output.messages"))
+            outputs = genai_messages(span.attributes.get("gen_ai.output.messages"), "assistant")
             adk_reply = adk_parts(span, ADK_RESPONSE)
             text = output_text(outputs) if outputs else adk_text(adk_reply)
             requested = requested_calls(outputs) if outputs else adk_calls(adk_reply)
@@ -339,7 +339,8 @@ def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadPr
         # Agents before root chains; the latest to end first.
         latest = sorted([*outermost, *roots], key=lambda s: (s.role == "agent", s.end or 0, s.rank))
         for outer in reversed(latest):
-            answer = output_text(genai_messages(outer.attributes.get("gen_ai.output.messages")))
+            said = outer.attributes.get("gen_ai.output.messages")
+            answer = output_text(genai_messages(said, "assistant"))
             if answer is None and outer.reading is not None:
                 answer = outer.reading.answer_text()
             if answer is not None:
@@ -347,7 +348,8 @@ def _trace(trace_id: str, spans: list[Span], source: str) -> Trajectory | ReadPr
 
     question = None
     for span in [*model_spans, *agent_spans, *roots]:
-        question = first_user_text(genai_messages(span.attributes.get("gen_ai.input.messages")))
+        request = span.attributes.get("gen_ai.input.messages")
+        question = first_user_text(genai_messages(request, "user"))
         if question is None and span.reading is not None:
             question = span.reading.question_text()
         if question is None:
@@ -600,7 +602,7 @@ def _tool_responses(model_spans: list[Span]) -> dict[str, Any]:
         if span.reading is not None:
             for answered_id, result in span.reading.tool_responses().items():
                 found.setdefault(answered_id, result)
-        for message in genai_messages(span.attributes.get("gen_ai.input.messages")):
+        for message in genai_messages(span.attributes.get("gen_ai.input.messages"), "user"):
             for part in genai_parts(message):
                 if isinstance(part, dict) and part.get("type") == "tool_call_response":
                     call_id = id_text(part.get("id"))
