@@ -4,6 +4,7 @@ Usage:
     python bench/formats_bench.py [--runs 10000] [--rounds 7] [--out-root /dev/shm/assay-formats]
                                   [--only NAME ...] [--write]
     python bench/formats_bench.py --files PATH [PATH ...] [--rounds 7] [--write]
+    python bench/formats_bench.py --base REV [--work REV] [--only NAME ...] [--runs N] [--write]
 
 Formats (`--only` takes these names): `inspect .json`, `inspect .eval`, `tau-bench`,
 `swe-agent .traj`, `langsmith .jsonl`, `otel openinference` and `adk .evalset_result`. For
@@ -43,6 +44,13 @@ inflated with `zstandard`) and `read_file`, in turns, `--rounds` rounds, each si
 in a round until it has taken at least 50 ms; printed per file: its name, size, the runs assay
 read, reader / orjson (the median of the rounds' ratios) and PASS / MISS against 2x.
 
+`--base REV` compares two versions of the readers instead: `src/` of REV (exported with `git
+archive`, as `compare_commits.py` does) against the working tree, or against `--work REV`, on
+the files `--only` formats write (`--runs` each) or on `--files`; each round runs one process a
+side, in turn, which parses the files with orjson, then reads them (after one untimed reading);
+printed per set: the median of the rounds' work / base CPU ratios of the reading, and each
+side's reading / orjson.
+
 With `--write`, the figures and values are appended to results/formats.jsonl: per format
 (`ratio`, `assay_s`, `floor_s`, `build_ratio`, `build_s`, `assay_build_ratio`), or with
 `--files` per file (its name, bytes, runs, ratio; no content).
@@ -58,7 +66,9 @@ import math
 import shutil
 import statistics
 import struct
+import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from collections.abc import Callable
@@ -86,6 +96,7 @@ from shapes.openinference import build_otel, floor_otel, write_otel
 from shapes.swe_agent import build_swe_agent, floor_one, write_swe_agent
 from shapes.taubench import build_taubench, write_taubench
 
+ROOT = Path(__file__).resolve().parent.parent
 TARGET = 2.0
 MIN_SIDE_S = 0.05
 """With `--files`, how long each side must take in a round at least (it is repeated)."""
@@ -308,6 +319,86 @@ def run_files(args: argparse.Namespace) -> int:
     return 2 if empty else 1 if missed else 0
 
 
+_AB_CHILD = """
+import gc, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import orjson
+from assay.formats.registry import read_file
+paths = [Path(p) for p in sys.argv[2:]]
+def floor():
+    for path in paths:
+        orjson.loads(path.read_bytes())
+def read():
+    for path in paths:
+        for _ in read_file(path):
+            pass
+read()  # the warm-up: readers imported, caches filled
+for side, work in (("floor", floor), ("read", read)):
+    gc.collect()
+    cpu, wall = time.process_time(), time.perf_counter()
+    work()
+    print(side, time.process_time() - cpu, time.perf_counter() - wall)
+"""
+"""One side of an A/B round: the files parsed by orjson, then read by `read_file` of the
+source tree given, in one process; CPU and wall seconds of each."""
+
+
+def _ab_round(tree: Path, paths: list[Path]) -> dict[str, tuple[float, float]]:
+    done = subprocess.run([sys.executable, "-c", _AB_CHILD, str(tree), *map(str, paths)],
+                          capture_output=True, text=True, check=True)
+    found = {}
+    for line in done.stdout.splitlines():
+        side, cpu, wall = line.split()
+        found[side] = (float(cpu), float(wall))
+    return found
+
+
+def run_ab(args: argparse.Namespace) -> int:
+    """Reading at `--base` against `--work` (or the working tree), in alternating processes."""
+    from compare_commits import export_source  # beside this script
+
+    with tempfile.TemporaryDirectory() as scratch:
+        base = export_source(args.base, Path(scratch) / "base")
+        work = ROOT / "src"
+        if args.work is not None:
+            work = export_source(args.work, Path(scratch) / "work")
+        sets: list[tuple[str, list[Path]]] = []
+        if args.files:
+            sets.append(("files", _file_paths(args.files)))
+        for name, spec in FORMATS.items():
+            if not args.files and (not args.only or name in args.only):
+                folder = args.out_root / name.replace(" ", "_").replace(".", "")
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir(parents=True)
+                sets.append((name, spec.write(folder, args.runs)))
+        values = {}
+        for name, paths in sets:
+            cpu: dict[str, list[float]] = {"base": [], "work": []}
+            own: dict[str, list[float]] = {"base": [], "work": []}  # read / floor, per round
+            for _ in range(args.rounds):
+                for side, tree in (("base", base), ("work", work)):
+                    found = _ab_round(tree, paths)
+                    cpu[side].append(found["read"][0])
+                    own[side].append(found["read"][0] / found["floor"][0])
+            ratio = statistics.median(w / b for w, b in zip(cpu["work"], cpu["base"], strict=True))
+            base_floor, work_floor = (statistics.median(own[side]) for side in ("base", "work"))
+            base_s, work_s = (statistics.median(cpu[side]) for side in ("base", "work"))
+            print(f"{name}: work / base, read CPU (median of rounds): {ratio:.3f}x; read / "
+                  f"orjson: base {base_floor:.2f}x, work {work_floor:.2f}x; read CPU median: "
+                  f"base {base_s:.3f} s, work {work_s:.3f} s")
+            values[name] = {"work_base": ratio, "base_floor": base_floor,
+                            "work_floor": work_floor, "base_s": base_s, "work_s": work_s}
+            if name != "files":
+                shutil.rmtree(paths[0].parent, ignore_errors=True)
+    if args.write:
+        append("formats", {
+            "bench": "formats-ab", "date": now(), "commit": git_commit(),
+            "command": command_line(), "environment": environment(), "values": values,
+        })
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=10_000)
@@ -316,8 +407,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="format names to run (default: all)")
     parser.add_argument("--files", nargs="+", type=Path, metavar="PATH",
                         help="measure these real files (or the files in these folders)")
+    parser.add_argument("--base", metavar="REV",
+                        help="A/B: read at this commit against the working tree (or --work)")
+    parser.add_argument("--work", metavar="REV", help="with --base: this commit, not the tree")
     parser.add_argument("--write", action="store_true", help="append to results/formats.jsonl")
     args = parser.parse_args(argv)
+    if args.base:
+        return run_ab(args)
     return run_files(args) if args.files else run_formats(args)
 
 

@@ -335,10 +335,7 @@ def attribute_map(raw: Any) -> dict[str, Any]:
         key = item.get("key")
         if not isinstance(key, str):
             continue
-        value = item.get("value")
-        # Most attributes are text: taken without the general walk, which would find it first.
-        text = value.get("stringValue") if type(value) is dict else None
-        attributes[key] = text if type(text) is str else _any_value(value, 0)
+        attributes[key] = _any_value(item.get("value"), 0)
     return attributes
 
 
