@@ -51,3 +51,17 @@ def only_run(items: list[Trajectory | ReadProblem]) -> Trajectory:
     (run,) = items
     assert isinstance(run, Trajectory), run
     return run
+
+
+def prefixes_rebuilt(monkeypatch: Any, module: Any) -> list[str]:
+    """The prefixes `module` rebuilds with `nested` from now on, in order (a spy on it)."""
+    from assay.formats._otel_convention import nested
+
+    read: list[str] = []
+
+    def counted(attributes: Any, prefix: str) -> Any:
+        read.append(prefix)
+        return nested(attributes, prefix)
+
+    monkeypatch.setattr(module, "nested", counted)
+    return read

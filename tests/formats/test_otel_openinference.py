@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 
 import otlp_shapes as shapes
 from assay.formats import ReadProblem, _otel_openinference, trajectories_from_otlp
-from assay.formats._otel_convention import nested
 from assay.formats.registry import read_file
 from assay.records import Trajectory, Usage
-from otlp_shapes import attr, export, only_run
+from otlp_shapes import attr, export, only_run, prefixes_rebuilt
 
 KIND = "openinference.span.kind"
 
@@ -187,13 +186,7 @@ def test_only_the_requests_the_trace_needs_are_read(monkeypatch: pytest.MonkeyPa
     # Each model call's input repeats the conversation so far: reading every request would
     # cost time quadratic in the conversation's length. With a tool span recording the result,
     # only the first call's request is read (for the question).
-    read: list[str] = []
-
-    def counted(attributes: Any, prefix: str) -> Any:
-        read.append(prefix)
-        return nested(attributes, prefix)
-
-    monkeypatch.setattr(_otel_openinference, "nested", counted)
+    read = prefixes_rebuilt(monkeypatch, _otel_openinference)
     run = only_run(trajectories_from_otlp(export(AGENT, LLM_1, TOOL, LLM_2), "f"))
     assert run.question == QUESTION
     assert [c.result for c in run.tool_calls()] == [{"temp_c": 41.5}]

@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 
 import otlp_shapes as shapes
 from assay.formats import ReadProblem, _otel_openllmetry, trajectories_from_otlp
-from assay.formats._otel_convention import nested
 from assay.formats.registry import read_file
 from assay.records import Trajectory, Usage
-from otlp_shapes import attr, export, only_run
+from otlp_shapes import attr, export, only_run, prefixes_rebuilt
 
 KIND = "traceloop.span.kind"
 REQUEST = "llm.request.type"
@@ -134,13 +133,7 @@ def test_agent_trace() -> None:
 def test_a_prompt_is_read_only_when_the_trace_needs_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # The second call's prompts repeat the first's: with the tool span recording the result,
     # only the first call's prompts are read (for the question).
-    read: list[str] = []
-
-    def counted(attributes: Any, prefix: str) -> Any:
-        read.append(prefix)
-        return nested(attributes, prefix)
-
-    monkeypatch.setattr(_otel_openllmetry, "nested", counted)
+    read = prefixes_rebuilt(monkeypatch, _otel_openllmetry)
     run = only_run(trajectories_from_otlp(export(WORKFLOW, AGENT, CHAT_1, TOOL, CHAT_2), "f"))
     assert run.question == QUESTION
     assert read.count("gen_ai.prompt") == 1

@@ -18,9 +18,10 @@ from typing import Any
 
 import orjson
 
-from assay.formats._common import count, id_text, tool_args
+from assay.formats._common import count
 from assay.formats._otel_convention import json_or_text
 from assay.formats._otel_spans import Span
+from assay.formats.openai_chat import openai_call
 from assay.records import ToolCall, Usage
 
 __all__ = [
@@ -96,18 +97,11 @@ def first_user_text(messages: list[Any]) -> str | None:
 
 
 def requested_calls(messages: list[Any]) -> list[ToolCall]:
-    calls = []
-    for part in genai_parts(messages[0]) if messages else ():
-        if isinstance(part, dict) and part.get("type") == "tool_call":
-            name = part.get("name")
-            calls.append(
-                ToolCall(
-                    name=name if isinstance(name, str) else "",
-                    args=tool_args(part.get("arguments")),
-                    call_id=id_text(part.get("id")),
-                )
-            )
-    return calls
+    return [
+        openai_call(part)  # `{type: tool_call, id, name, arguments}`: a flat call
+        for part in (genai_parts(messages[0]) if messages else ())
+        if isinstance(part, dict) and part.get("type") == "tool_call"
+    ]
 
 
 # Google ADK records a model call's whole request and reply as JSON text on the span, in the
@@ -139,19 +133,8 @@ def adk_text(parts: list[Any]) -> str | None:
 
 def adk_calls(parts: list[Any]) -> list[ToolCall]:
     """The `function_call` parts of Gemini content, as calls."""
-    calls = []
-    for part in parts:
-        asked = part.get("function_call") if isinstance(part, dict) else None
-        if isinstance(asked, dict):
-            name = asked.get("name")
-            calls.append(
-                ToolCall(
-                    name=name if isinstance(name, str) else "",
-                    args=tool_args(asked.get("args")),
-                    call_id=id_text(asked.get("id")),
-                )
-            )
-    return calls
+    asked = [part.get("function_call") if isinstance(part, dict) else None for part in parts]
+    return [openai_call(call) for call in asked if isinstance(call, dict)]  # `{name, args, id}`
 
 
 def adk_contents(span: Span) -> list[Any]:

@@ -15,8 +15,7 @@ as events rather than span attributes, and instrumentations attach those events 
   `tool_calls` there as JSON text, attribute values being flat): made the span's
   `gen_ai.input.messages` and `gen_ai.output.messages`, in the convention's current shape
   (`{role, parts: [{type: text | tool_call | tool_call_response, ...}]}`), unless the span
-  records those itself.
-
+  records those itself;
 - the content events of v1.27 (`gen_ai.content.prompt` / `gen_ai.content.completion`, their
   `gen_ai.prompt` / `gen_ai.completion` attribute, or `gen_ai.input.messages` /
   `gen_ai.output.messages` as OpenLIT writes them, JSON text of chat messages or plain text):
@@ -144,7 +143,8 @@ def _body(attributes: dict[str, Any]) -> dict[str, Any]:
 
 
 def _message(role: str, body: dict[str, Any]) -> dict[str, Any]:
-    """A v1.36 event body as a message of the current convention."""
+    """An event's body, or a chat message in OpenAI's shape, as a message of the current
+    convention (`{role, parts}`)."""
     said = body.get("role")
     role = said if isinstance(said, str) and said else role
     parts: list[dict[str, Any]] = []

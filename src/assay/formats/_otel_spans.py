@@ -330,12 +330,8 @@ def attribute_map(raw: Any) -> dict[str, Any]:
         return {}
     attributes: dict[str, Any] = {}
     for item in raw:
-        if not isinstance(item, dict):
-            continue
-        key = item.get("key")
-        if not isinstance(key, str):
-            continue
-        attributes[key] = _any_value(item.get("value"), 0)
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            attributes[item["key"]] = _any_value(item.get("value"), 0)
     return attributes
 
 
